@@ -1,0 +1,7 @@
+"""pytest configuration shared by the unit tests and the notebook runs (nbval)."""
+
+import os
+
+# Quick mode: notebooks shrink data and epochs and hide progress bars. Set before nbval starts kernels,
+# which inherit this environment.
+os.environ["NB_QUICK"] = "1"

@@ -1,0 +1,180 @@
+"""Unit tests for every helper in utils.py (they run on CPU; GPU branches are checked where possible)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+import utils
+
+
+def test_paths_point_into_the_repo() -> None:
+    assert (utils.ROOT / "utils.py").is_file()
+    assert utils.DATA_DIR == utils.ROOT / "data"
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"), [("1", True), ("true", True), ("YES", True), ("0", False), ("", False), (None, False)]
+)
+def test_is_quick_mode(value: str | None, expected: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    if value is None:
+        monkeypatch.delenv(utils.QUICK_ENV, raising=False)
+    else:
+        monkeypatch.setenv(utils.QUICK_ENV, value)
+    assert utils.is_quick_mode() is expected
+
+
+def test_seed_everything_repeats_all_generators() -> None:
+    def draw() -> tuple[float, float, float]:
+        return random.random(), float(np.random.rand()), float(torch.rand(()))
+
+    utils.seed_everything(123)
+    first = draw()
+    utils.seed_everything(123)
+    assert draw() == first
+
+
+def test_seed_everything_sets_threads() -> None:
+    before = torch.get_num_threads()
+    try:
+        utils.seed_everything(0, num_threads=1)
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_progress_is_silent_in_quick_mode(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    monkeypatch.setenv(utils.QUICK_ENV, "1")
+    assert list(utils.progress(range(3), desc="x")) == [0, 1, 2]
+    assert capsys.readouterr().err == ""
+
+
+def test_progress_shows_a_bar_for_people(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    monkeypatch.delenv(utils.QUICK_ENV, raising=False)
+    assert list(utils.progress(range(3), desc="epochs")) == [0, 1, 2]
+    assert "epochs" in capsys.readouterr().err
+
+
+def test_get_device_is_usable() -> None:
+    device = utils.get_device()
+    assert torch.zeros(1, device=device).device.type == device.type
+    if not torch.cuda.is_available() and not torch.backends.mps.is_available():
+        assert device == torch.device("cpu")
+
+
+def test_try_gpu_falls_back_to_cpu() -> None:
+    count = torch.cuda.device_count()
+    assert utils.try_gpu(count) == torch.device("cpu")  # one past the last GPU
+    if count:
+        assert utils.try_gpu(0) == torch.device("cuda:0")
+
+
+def test_try_all_gpus_is_never_empty() -> None:
+    gpus = utils.try_all_gpus()
+    count = torch.cuda.device_count()
+    assert gpus == ([torch.device(f"cuda:{i}") for i in range(count)] or [torch.device("cpu")])
+
+
+def test_synchronize_accepts_cpu() -> None:
+    utils.synchronize("cpu")
+    utils.synchronize(torch.device("cpu"))
+
+
+def test_placement_of_tensor_and_module() -> None:
+    assert utils.placement(torch.zeros(2)) == {"tensor": "cpu"}
+    net = nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3))
+    found = utils.placement(net)
+    assert found["0.weight"] == "cpu"
+    assert found["1.running_mean (buffer)"] == "cpu"  # buffers count too
+    assert len(found) == 2 + 2 + 3  # Linear w,b; BN w,b; BN 3 buffers
+
+
+def test_placement_of_parameterless_and_loss_modules() -> None:
+    assert utils.placement(nn.ReLU()) == {}
+    assert utils.describe_placement(nn.ReLU()) == "no tensors (nothing to move)"
+    loss = nn.CrossEntropyLoss(weight=torch.ones(3))
+    assert utils.placement(loss) == {"weight (buffer)": "cpu"}
+
+
+def test_placement_of_mixed_devices() -> None:
+    net = nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 2, device="meta"))
+    assert utils.devices_of(net) == {"cpu", "meta"}
+    assert utils.describe_placement(net) == "mixed: cpu, meta"
+    assert utils.describe_placement(nn.Linear(2, 2)) == "cpu (2 tensors)"
+
+
+def test_placement_of_optimizer_state() -> None:
+    net = nn.Linear(2, 1)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+    assert utils.placement(opt) == {}  # no state before the first step
+    net(torch.ones(1, 2)).sum().backward()
+    opt.step()
+    assert utils.placement(opt) == {"state[0].momentum_buffer": "cpu", "state[1].momentum_buffer": "cpu"}
+
+
+def test_placement_of_containers() -> None:
+    found = utils.placement({"x": torch.zeros(1), "batch": [torch.zeros(1), 3]})
+    assert found == {"x.tensor": "cpu", "batch.0.tensor": "cpu"}
+    assert utils.placement(42) == {}
+
+
+def test_time_it_returns_median_seconds() -> None:
+    calls = []
+    seconds = utils.time_it(lambda: calls.append(1), warmup=2, repeat=3)
+    assert len(calls) == 5
+    assert 0 <= seconds < 1
+
+
+def test_atomic_save_round_trip_and_keeps_old_file_on_failure(tmp_path) -> None:
+    path = tmp_path / "sub" / "ckpt.pt"
+    assert utils.atomic_save({"x": torch.arange(3)}, path) == path
+    assert torch.equal(torch.load(path)["x"], torch.arange(3))
+
+    class Unpicklable:
+        def __reduce__(self):
+            raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        utils.atomic_save({"bad": Unpicklable()}, path)
+    assert torch.equal(torch.load(path)["x"], torch.arange(3))  # the last good file survived
+    assert sorted(p.name for p in path.parent.iterdir()) == ["ckpt.pt"]  # no temporary file left
+
+
+def _toy_loaders() -> tuple[list, list]:
+    gen = torch.Generator().manual_seed(0)
+    inputs = torch.randn(256, 2, generator=gen)
+    targets = (inputs[:, 0] > 0).long()
+    batches = [(inputs[i : i + 32], targets[i : i + 32]) for i in range(0, 256, 32)]
+    return batches, batches
+
+
+def test_train_epoch_and_evaluate_learn_a_toy_problem() -> None:
+    torch.manual_seed(0)
+    model = nn.Linear(2, 2)
+    loss_fn = nn.CrossEntropyLoss()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+    train, test = _toy_loaders()
+    first_loss, first_acc = utils.evaluate(model, test, loss_fn, torch.device("cpu"))
+    for _ in range(5):
+        train_loss = utils.train_epoch(model, train, loss_fn, optimizer, torch.device("cpu"))
+    test_loss, test_acc = utils.evaluate(model, test, loss_fn, torch.device("cpu"))
+    assert test_loss < first_loss and train_loss < first_loss
+    assert test_acc > 0.95 and 0 <= first_acc <= 1
+    assert not model.training  # evaluate() leaves the model in eval mode
+
+
+def test_evaluate_matches_a_manual_computation() -> None:
+    torch.manual_seed(0)
+    model = nn.Linear(2, 2)
+    _, test = _toy_loaders()
+    inputs = torch.cat([x for x, _ in test])
+    targets = torch.cat([y for _, y in test])
+    loss, acc = utils.evaluate(model, test, nn.CrossEntropyLoss(), torch.device("cpu"))
+    with torch.no_grad():
+        logits = model(inputs)
+    assert loss == pytest.approx(nn.functional.cross_entropy(logits, targets).item(), rel=1e-5)
+    assert acc == pytest.approx((logits.argmax(1) == targets).float().mean().item())
