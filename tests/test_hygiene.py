@@ -130,3 +130,10 @@ def test_oversized_notebook_is_caught(tmp_path: Path) -> None:
     nb = good_notebook()
     nb["cells"][4]["outputs"][0]["text"] = "x" * (hygiene.MAX_BYTES + 1)
     assert any("bytes" in p for p in _problems(nb, tmp_path))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_readme_lists_notebook_with_colab_badge(path: Path) -> None:
+    readme = (NOTEBOOK_DIR.parent / "README.md").read_text(encoding="utf-8")
+    assert f"(notebooks/{path.name})" in readme
+    assert f"https://colab.research.google.com/github/{hygiene.REPO}/blob/main/notebooks/{path.name}" in readme
