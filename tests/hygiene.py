@@ -18,6 +18,8 @@ NAME = re.compile(r"^(\d\d)_[a-z0-9]+(_[a-z0-9]+)*\.ipynb$")
 MACHINE_PATH = re.compile(r"(/root/|/home/[^/\s]+/|/Users/[^/\s]+/|/tmp/|/work/|/content/|[A-Z]:\\\\Users)")
 CUDA_STRING = re.compile(r"cuda:\d|device='cuda|device\(type='cuda")
 RAISES = "NBVAL_RAISES_EXCEPTION"
+IGNORE = "NBVAL_IGNORE_OUTPUT"
+MARKERS = {RAISES, IGNORE, "NBVAL_SKIP", "NBVAL_CHECK_OUTPUT"}
 
 Notebook = dict[str, Any]
 
@@ -33,6 +35,21 @@ def _code_cells(nb: Notebook) -> list[dict[str, Any]]:
 
 def _markdown(nb: Notebook) -> str:
     return "\n".join(_source(c) for c in nb.get("cells", []) if c.get("cell_type") == "markdown")
+
+
+def _markers(cell: dict[str, Any]) -> set[str]:
+    """The nbval markers nbval itself will see: a comment line that is exactly the marker, or a cell tag."""
+    found = set()
+    for line in _source(cell).splitlines():
+        line = line.strip()
+        if line.startswith("#") and line.lstrip("#").strip() in MARKERS:
+            found.add(line.lstrip("#").strip())
+    tags = cell.get("metadata", {}).get("tags", [])
+    if "raises-exception" in tags:
+        found.add(RAISES)
+    if "nbval-ignore-output" in tags:
+        found.add(IGNORE)
+    return found
 
 
 def check_name(name: str) -> list[str]:
@@ -86,7 +103,7 @@ def check_outputs(nb: Notebook) -> list[str]:
     for index, cell in enumerate(nb.get("cells", [])):
         if cell.get("cell_type") != "code":
             continue
-        expected_error = RAISES in _source(cell)
+        expected_error = RAISES in _markers(cell)
         errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
         if errors and not expected_error:
             problems.append(f"cell {index}: unexpected error {errors[0].get('ename')}")
@@ -102,6 +119,22 @@ def check_outputs(nb: Notebook) -> list[str]:
                 if match.group(0) not in _source(cell):  # echoing a literal from the code is deterministic
                     problems.append(f"cell {index}: CUDA device string {match.group(0)!r} in output")
                     break
+    return problems
+
+
+def check_markers(nb: Notebook) -> list[str]:
+    """nbval markers are exact (nbval ignores '# NBVAL_IGNORE_OUTPUT (why)'); an ignored cell is followed by a check."""
+    problems = []
+    code = _code_cells(nb)
+    for index, cell in enumerate(code):
+        for line in _source(cell).splitlines():
+            text = line.strip().lstrip("#").strip()
+            if line.strip().startswith("#") and text.startswith("NBVAL_") and text not in MARKERS:
+                problems.append(f"code cell {index}: {line.strip()!r} is not an exact nbval marker, nbval ignores it")
+        if IGNORE in _markers(cell):
+            following = _source(code[index + 1]) if index + 1 < len(code) else ""
+            if "assert" not in following:
+                problems.append(f"code cell {index}: {IGNORE} is not followed by a check cell with an assert")
     return problems
 
 
@@ -137,6 +170,7 @@ def check_all(path: Path) -> list[str]:
         + check_setup_cell(nb)
         + check_executed_in_order(nb)
         + check_outputs(nb)
+        + check_markers(nb)
         + check_solutions_collapsed(nb)
         + check_kernelspec(nb)
         + check_size(path)

@@ -52,8 +52,10 @@ def good_notebook() -> dict[str, Any]:
             _code(setup, 1),
             _code("import utils", 2),
             _code("print('cpu')", 3, [stdout]),
+            _code("# NBVAL_IGNORE_OUTPUT\nprint(torch.__version__)", 4),
+            _code("assert True", 5),
             _md("## Summary\n\n## Exercises"),
-            _code("# Solution\nprint(1)", 4, jupyter={"source_hidden": True}),
+            _code("# Solution\nprint(1)", 6, jupyter={"source_hidden": True}),
         ],
     }
 
@@ -78,7 +80,7 @@ BAD = {
     "wrong title number": _set("cells/0/source", "# 02 · Devices"),
     "no badge": _set("cells/0/source", "# 01 · Devices"),
     "no you-will-learn": _set("cells/1/source", "Intro"),
-    "no summary": _set("cells/5/source", "## Exercises"),
+    "no summary": _set("cells/7/source", "## Exercises"),
     "no setup cell": _set("cells/2/source", "import sys"),
     "utils not imported": _set("cells/3/source", "import torch"),
     "not executed": _set("cells/4/execution_count", None),
@@ -88,8 +90,11 @@ BAD = {
     "stderr": _add_output({"output_type": "stream", "name": "stderr", "text": "UserWarning: careful\n"}),
     "machine path": _add_output({"output_type": "stream", "name": "stdout", "text": "/home/alice/data\n"}),
     "cuda string": _add_output({"output_type": "stream", "name": "stdout", "text": "device='cuda:0'\n"}),
-    "no solution": _set("cells/6/source", "print(1)"),
-    "solution open": _set("cells/6/metadata", {}),
+    "no solution": _set("cells/8/source", "print(1)"),
+    "solution open": _set("cells/8/metadata", {}),
+    "inexact ignore marker": _set("cells/5/source", "# NBVAL_IGNORE_OUTPUT  (versions differ)\nprint(1)"),
+    "inexact raises marker": _set("cells/4/source", "# NBVAL_RAISES_EXCEPTION (on purpose)\nprint('cpu')"),
+    "ignored cell without check": _set("cells/6/source", "print('no check here')"),
     "kernelspec": _set("metadata/kernelspec/name", "conda-env-foo"),
 }
 

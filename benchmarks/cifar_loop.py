@@ -1,0 +1,253 @@
+"""Training images/s of the source's CIFAR-10 loop and of notebook 06's loops: same model, same data, one run.
+
+    .venv/bin/python benchmarks/cifar_loop.py                        # CPU-sized defaults: 2,000 generated images
+    .venv/bin/python benchmarks/cifar_loop.py --train-images 256     # a few seconds (the smoke test uses less)
+
+On a GPU machine, from the repository root (on Colab with a GPU runtime: after any notebook's setup cell has
+cloned the project, run `!cd pytorch-gpu-notebooks && python benchmarks/cifar_loop.py ...` in a cell):
+
+    python benchmarks/cifar_loop.py --train-images 50000 --test-images 10000 --workers 4
+    python benchmarks/cifar_loop.py --data cifar10 --workers 4      # real CIFAR-10 from data/
+
+It prints one row per loop and each loop's training images/s relative to the source's. Loops:
+
+- ``source``: as the source wrote it. A DataLoader (batch 64, no workers) over a torchvision-style dataset that
+  turns each uint8 image into a PIL image and then a tensor (``ToTensor``); blocking copies to the device
+  (``.cuda()`` in the source); ``loss.item()`` printed and logged to TensorBoard every 100 steps; plain SGD.
+  Its test loop calls ``loss.item()`` on every batch and sums the accuracy as a tensor.
+- ``notebook``: notebook 06's loop, ``utils.train_epoch`` / ``utils.evaluate`` (one GPU sync per epoch), a
+  DataLoader over ``utils.CIFARArrays`` with ``--workers`` worker processes, and on CUDA pinned memory with
+  ``non_blocking`` copies; SGD with momentum as in the notebook. Batch 64 as in the source.
+- ``on-device``: notebook 06's "keep the GPU busy" loop: the uint8 images are copied to the device once and
+  batches are cut there (``utils.cifar10_device_batches``), ``--big-batch`` images per step.
+
+Every timed pass ends with a synchronisation, so the times are what the device really took. The goal on a GPU is
+a best loop at >= 10x the source's training images/s; on a CPU the loops differ much less, because the CPU both
+prepares the data and computes. Data: the quick-mode generator (``--data quick``, made in memory at any size) or
+real CIFAR-10 (``--data cifar10``, downloaded into data/ if it can be).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import itertools
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, Dataset
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import utils  # noqa: E402
+
+
+class SourceStyleDataset(Dataset):
+    """What ``torchvision.datasets.CIFAR10(transform=ToTensor())`` does per item: array -> PIL image -> tensor."""
+
+    def __init__(self, images: np.ndarray, labels: np.ndarray) -> None:
+        from torchvision import transforms
+
+        self.images, self.labels = images, labels
+        self.transform = transforms.ToTensor()
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def __getitem__(self, index: int) -> tuple[torch.Tensor, int]:
+        from PIL import Image
+
+        return self.transform(Image.fromarray(self.images[index])), int(self.labels[index])
+
+
+def source_train_epoch(model, loader, loss_fn, optimizer, device, writer, counter: list[int], log) -> None:
+    """The source's training loop (with `.to(device)` standing in for `.cuda()` so every loop uses one device)."""
+    model.train()
+    for imgs, targets in loader:
+        imgs = imgs.to(device)
+        targets = targets.to(device)
+        outputs = model(imgs)
+        loss = loss_fn(outputs, targets)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        counter[0] += 1
+        if counter[0] % 100 == 0:
+            print(f"step {counter[0]}, loss {loss.item()}", file=log)
+            writer.add_scalar("train_loss", loss.item(), counter[0])
+
+
+def source_evaluate(model, loader, loss_fn, device) -> tuple[float, torch.Tensor]:
+    """The source's test loop: one `.item()` per batch; the accuracy stays a tensor."""
+    model.eval()
+    total_test_loss = 0.0
+    total_accuracy = torch.zeros((), device=device, dtype=torch.long)
+    with torch.no_grad():
+        for imgs, targets in loader:
+            imgs = imgs.to(device)
+            targets = targets.to(device)
+            outputs = model(imgs)
+            total_test_loss = total_test_loss + loss_fn(outputs, targets).item()
+            total_accuracy = total_accuracy + (outputs.argmax(1) == targets).sum()
+    return total_test_loss, total_accuracy / len(loader.dataset)
+
+
+def timed(fn: Callable[[], object], device: torch.device) -> float:
+    """Return the seconds ``fn()`` took, ended by a device synchronisation (GPUs run asynchronously)."""
+    start = time.perf_counter()
+    fn()
+    utils.synchronize(device)
+    return time.perf_counter() - start
+
+
+class Loop:
+    """One way to train and test: ``train(batches)`` runs one pass, ``batches()`` returns a fresh epoch."""
+
+    def __init__(self, name: str, batch: int, workers: str, train: Callable[[Iterable], object],
+                 evaluate: Callable[[], object], batches: Iterable | Callable[[], Iterable],
+                 cleanup: Callable[[], object] | None = None, upload_s: float = 0.0) -> None:
+        self.name, self.batch, self.workers, self.upload_s = name, batch, workers, upload_s
+        self.train, self.evaluate = train, evaluate
+        self.batches = batches if callable(batches) else lambda: batches
+        self.cleanup = cleanup or (lambda: None)
+
+
+def load_data(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Return train/test uint8 images and labels: the generated sample or real CIFAR-10, cut to the asked sizes."""
+    if args.data == "cifar10":
+        train_images, train_labels, _ = utils.load_cifar10(train=True)
+        test_images, test_labels, _ = utils.load_cifar10(train=False)
+    else:
+        train_images, train_labels = utils.make_quick_cifar10(args.train_images, seed=(0, 0))
+        test_images, test_labels = utils.make_quick_cifar10(args.test_images, seed=(0, 1))
+    return (train_images[: args.train_images], train_labels[: args.train_images],
+            test_images[: args.test_images], test_labels[: args.test_images])
+
+
+def build_loops(args: argparse.Namespace, device: torch.device, data: tuple) -> list[Loop]:
+    """Return the three loops, each with its own fresh model (same seed) over the same images."""
+    train_images, train_labels, test_images, test_labels = data
+    loss_fn = nn.CrossEntropyLoss()
+
+    def fresh(momentum: float) -> tuple[nn.Module, torch.optim.Optimizer]:
+        torch.manual_seed(0)
+        model = utils.cifar10_cnn().to(device)
+        return model, torch.optim.SGD(model.parameters(), lr=0.01, momentum=momentum)
+
+    # 1. the source's loop: PIL + ToTensor per image, blocking copies, .item() syncs, plain SGD
+    train_src = DataLoader(SourceStyleDataset(train_images, train_labels), batch_size=64, shuffle=True)
+    test_src = DataLoader(SourceStyleDataset(test_images, test_labels), batch_size=64)
+    model_src, optimizer_src = fresh(momentum=0.0)
+    log_dir = tempfile.TemporaryDirectory()
+    from torch.utils.tensorboard import SummaryWriter
+
+    writer, counter, log = SummaryWriter(log_dir.name), [0], io.StringIO()
+    source = Loop(
+        "source", 64, "0",
+        lambda batches: source_train_epoch(model_src, batches, loss_fn, optimizer_src, device, writer, counter, log),
+        lambda: source_evaluate(model_src, test_src, loss_fn, device),
+        train_src, cleanup=lambda: (writer.close(), log_dir.cleanup()),
+    )
+
+    # 2. the notebook's loop: utils.train_epoch / utils.evaluate over the notebook's DataLoader
+    transform = utils.cifar10_transform()
+    loader_args = {"batch_size": 64, "num_workers": args.workers, "pin_memory": device.type == "cuda",
+                   "persistent_workers": args.workers > 0}
+    train_nb = DataLoader(utils.CIFARArrays(train_images, train_labels, range(10), transform), shuffle=True,
+                          **loader_args)
+    test_nb = DataLoader(utils.CIFARArrays(test_images, test_labels, range(10), transform), **loader_args)
+    model_nb, optimizer_nb = fresh(momentum=0.9)
+    notebook = Loop(
+        "notebook", 64, str(args.workers),
+        lambda batches: utils.train_epoch(model_nb, batches, loss_fn, optimizer_nb, device),
+        lambda: utils.evaluate(model_nb, test_nb, loss_fn, device),
+        train_nb,
+    )
+
+    # 3. the images kept on the device as uint8, batches cut there, bigger batches
+    start = time.perf_counter()
+    train_x, train_y = torch.from_numpy(train_images).to(device), torch.from_numpy(train_labels).to(device)
+    test_x, test_y = torch.from_numpy(test_images).to(device), torch.from_numpy(test_labels).to(device)
+    utils.synchronize(device)
+    upload_s = time.perf_counter() - start
+    model_dev, optimizer_dev = fresh(momentum=0.9)
+    big = args.big_batch
+    on_device = Loop(
+        "on-device", big, "-",
+        lambda batches: utils.train_epoch(model_dev, batches, loss_fn, optimizer_dev, device),
+        lambda: utils.evaluate(model_dev, utils.cifar10_device_batches(test_x, test_y, big, shuffle=False),
+                               loss_fn, device),
+        lambda: utils.cifar10_device_batches(train_x, train_y, big),
+        upload_s=upload_s,
+    )
+    return [source, notebook, on_device]
+
+
+def run(args: argparse.Namespace) -> list[dict[str, object]]:
+    """Time every loop on the same data and model, interleaved round by round; return one row per loop."""
+    device = torch.device(args.device) if args.device else utils.get_device()
+    data = load_data(args)
+    n_train, n_test = len(data[1]), len(data[3])
+    loops = build_loops(args, device, data)
+    for loop in loops:  # warm-up: first batches (allocator, kernels, DataLoader workers), one test pass
+        loop.train(itertools.islice(loop.batches(), args.warmup))
+        loop.evaluate()
+    train_s: dict[str, list[float]] = {loop.name: [] for loop in loops}
+    eval_s: dict[str, list[float]] = {loop.name: [] for loop in loops}
+    for _ in range(args.repeat):  # interleaved, so a busy moment on the machine hits every loop alike
+        for loop in loops:
+            train_s[loop.name].append(timed(lambda loop=loop: loop.train(loop.batches()), device))
+            eval_s[loop.name].append(timed(loop.evaluate, device))
+    for loop in loops:
+        loop.cleanup()
+    return [
+        {"loop": loop.name, "batch": loop.batch, "workers": loop.workers, "upload_s": loop.upload_s,
+         "train_ips": n_train / statistics.median(train_s[loop.name]),
+         "eval_ips": n_test / statistics.median(eval_s[loop.name])}
+        for loop in loops
+    ]
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """Return the command-line options."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", choices=["quick", "cifar10"], default="quick",
+                        help="generated sample made in memory at any size (default) or real CIFAR-10 from data/")
+    parser.add_argument("--train-images", type=int, default=2000, help="training images per epoch (default 2000)")
+    parser.add_argument("--test-images", type=int, default=500, help="test images (default 500)")
+    parser.add_argument("--workers", type=int, default=0, help="DataLoader workers of the notebook loop (default 0)")
+    parser.add_argument("--big-batch", type=int, default=512, help="batch size of the on-device loop (default 512)")
+    parser.add_argument("--repeat", type=int, default=3, help="timed epochs per loop, interleaved; medians shown")
+    parser.add_argument("--warmup", type=int, default=3, help="untimed batches per loop first (default 3)")
+    parser.add_argument("--device", default=None, help="force a device, e.g. cpu (default: utils.get_device())")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> list[dict[str, object]]:
+    """Run the benchmark, print the table and return its rows."""
+    args = parse_args(argv)
+    device = torch.device(args.device) if args.device else utils.get_device()
+    name = torch.cuda.get_device_name(device) if device.type == "cuda" else f"{torch.get_num_threads()} threads"
+    print(f"device: {device.type} ({name}) | torch {torch.__version__} | data: {args.data}, "
+          f"{args.train_images} train / {args.test_images} test images | model: utils.cifar10_cnn()")
+    rows = run(args)
+    source = rows[0]["train_ips"]
+    print(f"{'loop':<10} {'batch':>5} {'workers':>7} {'train img/s':>12} {'eval img/s':>11} {'train x source':>15}")
+    for r in rows:
+        r["ratio"] = r["train_ips"] / source
+        print(f"{r['loop']:<10} {r['batch']:>5} {r['workers']:>7} {r['train_ips']:>12,.0f} {r['eval_ips']:>11,.0f} "
+              f"{r['ratio']:>14.2f}x")
+    print(f"(on-device: copying the images to the {device.type} once took {rows[-1]['upload_s']:.3f} s)")
+    best = max(rows[1:], key=lambda r: r["train_ips"])
+    print(f"best notebook loop: {best['loop']}, {best['ratio']:.2f}x the source's training images/s")
+    return rows
+
+
+if __name__ == "__main__":
+    main()
