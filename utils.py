@@ -30,6 +30,12 @@ QUICK_ENV = "NB_QUICK"
 """Environment variable that switches every notebook to quick mode; the test configuration sets it."""
 
 
+def shown_path(path: str | os.PathLike[str]) -> str:
+    """Return ``path`` relative to the repository root if it lies inside it (no machine paths in outputs)."""
+    resolved = Path(path).resolve()
+    return resolved.relative_to(ROOT).as_posix() if resolved.is_relative_to(ROOT) else str(path)
+
+
 # --------------------------------------------------------------------------------------------------
 # Quick mode, seeding, progress bars
 # --------------------------------------------------------------------------------------------------
@@ -326,18 +332,9 @@ class CIFARArrays(torch.utils.data.Dataset):
         return image, int(self.labels[index])
 
 
-def _cifar10_shown_path(path: str | os.PathLike[str]) -> str:
-    """Return ``path`` relative to the repository root when it lies inside it, else in full (e.g. ``data/``)."""
-    resolved = Path(path).resolve()
-    try:
-        return resolved.relative_to(ROOT).as_posix() + "/"
-    except ValueError:
-        return str(resolved)
-
-
 def cifar10_unavailable_message(root: str | os.PathLike[str], error: BaseException, download: bool = True) -> str:
     """Return the one message shown when real CIFAR-10 cannot be loaded: what failed and the two ways to fix it."""
-    where = _cifar10_shown_path(root)
+    where = shown_path(root) + "/"
     action = "download it into" if download else "find it in"
     return (
         f"Real CIFAR-10 is not available: torchvision could not {action} {where} "
@@ -418,30 +415,21 @@ def quick_cifar10(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Return ``(train_images, train_labels, test_images, test_labels)`` of the quick sample, cached in ``root``.
 
-    The first call generates it (about a second) and writes one .npz file under ``root/cifar10-quick/``;
-    later calls read that file, so every run sees the same bytes. A damaged file is rebuilt.
+    The first call generates it (about a second) and writes one tensor file under ``root/cifar10-quick/`` with
+    ``atomic_save``; later calls read that file, so every run sees the same bytes. A damaged file is rebuilt.
     """
-    import zipfile
-
-    path = Path(root) / "cifar10-quick" / f"sample-v1-seed{seed}-{n_train}-{n_test}.npz"
+    path = Path(root) / "cifar10-quick" / f"sample-v1-seed{seed}-{n_train}-{n_test}.pt"
     keys = ("train_images", "train_labels", "test_images", "test_labels")
     if path.is_file():
         try:
-            with np.load(path) as stored:
-                return tuple(stored[key] for key in keys)  # type: ignore[return-value]
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
-            pass  # fall through and rebuild it
+            stored = torch.load(path, weights_only=True)
+            return tuple(stored[key].numpy() for key in keys)  # type: ignore[return-value]
+        except Exception:  # damaged files surface as many error types (notebook 05): rebuild below
+            pass
     train_images, train_labels = make_quick_cifar10(n_train, (seed, 0))
     test_images, test_labels = make_quick_cifar10(n_test, (seed, 1))
     arrays = (train_images, train_labels, test_images, test_labels)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        with open(tmp, "wb") as file:
-            np.savez(file, **dict(zip(keys, arrays, strict=True)))
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    atomic_save({key: torch.from_numpy(array) for key, array in zip(keys, arrays, strict=True)}, path)
     return arrays
 
 
@@ -581,10 +569,10 @@ def get_petimages(data_dir: str | os.PathLike[str] = DATA_DIR, url: str = PETIMA
     except OSError as error:  # offline, refused, timed out, interrupted or wrong size
         reason = getattr(error, "reason", error)  # urllib wraps the network error
         reason = getattr(reason, "strerror", None) or reason  # "Connection refused", without paths or numbers
-        shown = zip_path.relative_to(ROOT) if zip_path.resolve().is_relative_to(ROOT) else zip_path
         raise RuntimeError(
             f"PetImages is not available ({reason}). Fix: download {zip_path.name} "
-            f"({PETIMAGES_ZIP_BYTES:,} bytes) from Microsoft's download centre in a browser, put it at {shown} "
+            f"({PETIMAGES_ZIP_BYTES:,} bytes) from Microsoft's download centre in a browser, "
+            f"put it at {shown_path(zip_path)} "
             f"and run again; or use the generated sample instead: quick mode, NB_QUICK=1."
         ) from None
     tmp = data_dir / "petimages.part"

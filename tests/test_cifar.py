@@ -45,7 +45,7 @@ def test_make_quick_cifar10_classes_differ_in_shape_not_colour() -> None:
 def test_quick_cifar10_is_cached_and_reused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     first = utils.quick_cifar10(tmp_path, n_train=50, n_test=20, seed=1)
     files = list((tmp_path / "cifar10-quick").iterdir())
-    assert [f.name for f in files] == ["sample-v1-seed1-50-20.npz"]  # one file, no temporary left behind
+    assert [f.name for f in files] == ["sample-v1-seed1-50-20.pt"]  # one file, no temporary left behind
     assert [a.shape[0] for a in first] == [50, 50, 20, 20]
 
     def fail(*args: object, **kwargs: object) -> None:
@@ -58,8 +58,8 @@ def test_quick_cifar10_is_cached_and_reused(tmp_path: Path, monkeypatch: pytest.
 
 def test_quick_cifar10_rebuilds_a_damaged_cache(tmp_path: Path) -> None:
     first = utils.quick_cifar10(tmp_path, n_train=30, n_test=10)
-    path = tmp_path / "cifar10-quick" / "sample-v1-seed0-30-10.npz"
-    path.write_bytes(b"not a zip file")
+    path = tmp_path / "cifar10-quick" / "sample-v1-seed0-30-10.pt"
+    path.write_bytes(b"not a torch.save file")
     again = utils.quick_cifar10(tmp_path, n_train=30, n_test=10)
     assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
     assert path.stat().st_size > 1000

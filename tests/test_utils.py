@@ -12,6 +12,12 @@ from torch import nn
 import utils
 
 
+def test_shown_path_hides_machine_paths_inside_the_repo(tmp_path) -> None:
+    assert utils.shown_path(utils.DATA_DIR / "x.pt") == "data/x.pt"
+    assert utils.shown_path(utils.ROOT) == "."
+    assert utils.shown_path(tmp_path / "y") == str(tmp_path / "y")  # outside the repo: unchanged
+
+
 def test_paths_point_into_the_repo() -> None:
     assert (utils.ROOT / "utils.py").is_file()
     assert utils.DATA_DIR == utils.ROOT / "data"
