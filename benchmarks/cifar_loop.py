@@ -19,7 +19,11 @@ It prints one row per loop and each loop's training images/s relative to the sou
   DataLoader over ``utils.CIFARArrays`` with ``--workers`` worker processes, and on CUDA pinned memory with
   ``non_blocking`` copies; SGD with momentum as in the notebook. Batch 64 as in the source.
 - ``on-device``: notebook 06's "keep the GPU busy" loop: the uint8 images are copied to the device once and
-  batches are cut there (``utils.cifar10_device_batches``), ``--big-batch`` images per step.
+  batches are cut there (``utils.cifar10_device_batches``). It runs twice: at the source's batch of 64 (only the
+  data loading changes) and at ``--big-batch`` images per step (the batch size changes too), so the table shows
+  what each step gains.
+- ``on-device+item``: the on-device loop at each batch size with one ``loss.item()`` per batch, as loops that
+  print or collect every loss do: it shows what waiting for the device on every step costs.
 
 Every timed pass ends with a synchronisation, so the times are what the device really took. The goal on a GPU is
 a best loop at >= 10x the source's training images/s; on a CPU the loops differ much less, because the CPU both
@@ -98,6 +102,20 @@ def source_evaluate(model, loader, loss_fn, device) -> tuple[float, torch.Tensor
     return total_test_loss, total_accuracy / len(loader.dataset)
 
 
+def item_per_step_epoch(model, batches, loss_fn, optimizer, device) -> float:
+    """``utils.train_epoch`` but reading every loss with ``.item()``: one wait for the device per batch."""
+    model.train()
+    losses = []
+    for inputs, targets in batches:
+        inputs, targets = inputs.to(device), targets.to(device)
+        loss = loss_fn(model(inputs), targets)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return sum(losses) / max(len(losses), 1)
+
+
 def timed(fn: Callable[[], object], device: torch.device) -> float:
     """Return the seconds ``fn()`` took, ended by a device synchronisation (GPUs run asynchronously)."""
     start = time.perf_counter()
@@ -131,7 +149,7 @@ def load_data(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 
 def build_loops(args: argparse.Namespace, device: torch.device, data: tuple) -> list[Loop]:
-    """Return the three loops, each with its own fresh model (same seed) over the same images."""
+    """Return the loops, each with its own fresh model (same seed) over the same images."""
     train_images, train_labels, test_images, test_labels = data
     loss_fn = nn.CrossEntropyLoss()
 
@@ -176,17 +194,21 @@ def build_loops(args: argparse.Namespace, device: torch.device, data: tuple) -> 
     test_x, test_y = torch.from_numpy(test_images).to(device), torch.from_numpy(test_labels).to(device)
     utils.synchronize(device)
     upload_s = time.perf_counter() - start
-    model_dev, optimizer_dev = fresh(momentum=0.9)
-    big = args.big_batch
-    on_device = Loop(
-        "on-device", big, "-",
-        lambda batches: utils.train_epoch(model_dev, batches, loss_fn, optimizer_dev, device),
-        lambda: utils.evaluate(model_dev, utils.cifar10_device_batches(test_x, test_y, big, shuffle=False),
-                               loss_fn, device),
-        lambda: utils.cifar10_device_batches(train_x, train_y, big),
-        upload_s=upload_s,
-    )
-    return [source, notebook, on_device]
+
+    def on_device(batch: int, item_per_step: bool = False) -> Loop:
+        model_dev, optimizer_dev = fresh(momentum=0.9)
+        train = item_per_step_epoch if item_per_step else utils.train_epoch
+        return Loop(
+            "on-device+item" if item_per_step else "on-device", batch, "-",
+            lambda batches: train(model_dev, batches, loss_fn, optimizer_dev, device),
+            lambda: utils.evaluate(model_dev, utils.cifar10_device_batches(test_x, test_y, batch, shuffle=False),
+                                   loss_fn, device),
+            lambda: utils.cifar10_device_batches(train_x, train_y, batch),
+            upload_s=upload_s,
+        )
+
+    return [source, notebook, *(on_device(batch, item) for batch in dict.fromkeys([64, args.big_batch])
+                                for item in (True, False))]
 
 
 def run(args: argparse.Namespace) -> list[dict[str, object]]:
@@ -198,19 +220,18 @@ def run(args: argparse.Namespace) -> list[dict[str, object]]:
     for loop in loops:  # warm-up: first batches (allocator, kernels, DataLoader workers), one test pass
         loop.train(itertools.islice(loop.batches(), args.warmup))
         loop.evaluate()
-    train_s: dict[str, list[float]] = {loop.name: [] for loop in loops}
-    eval_s: dict[str, list[float]] = {loop.name: [] for loop in loops}
+    train_s: list[list[float]] = [[] for _ in loops]
+    eval_s: list[list[float]] = [[] for _ in loops]
     for _ in range(args.repeat):  # interleaved, so a busy moment on the machine hits every loop alike
-        for loop in loops:
-            train_s[loop.name].append(timed(lambda loop=loop: loop.train(loop.batches()), device))
-            eval_s[loop.name].append(timed(loop.evaluate, device))
+        for i, loop in enumerate(loops):
+            train_s[i].append(timed(lambda loop=loop: loop.train(loop.batches()), device))
+            eval_s[i].append(timed(loop.evaluate, device))
     for loop in loops:
         loop.cleanup()
     return [
         {"loop": loop.name, "batch": loop.batch, "workers": loop.workers, "upload_s": loop.upload_s,
-         "train_ips": n_train / statistics.median(train_s[loop.name]),
-         "eval_ips": n_test / statistics.median(eval_s[loop.name])}
-        for loop in loops
+         "train_ips": n_train / statistics.median(train_s[i]), "eval_ips": n_test / statistics.median(eval_s[i])}
+        for i, loop in enumerate(loops)
     ]
 
 
@@ -238,14 +259,14 @@ def main(argv: list[str] | None = None) -> list[dict[str, object]]:
           f"{args.train_images} train / {args.test_images} test images | model: utils.cifar10_cnn()")
     rows = run(args)
     source = rows[0]["train_ips"]
-    print(f"{'loop':<10} {'batch':>5} {'workers':>7} {'train img/s':>12} {'eval img/s':>11} {'train x source':>15}")
+    print(f"{'loop':<14} {'batch':>5} {'workers':>7} {'train img/s':>12} {'eval img/s':>11} {'train x source':>15}")
     for r in rows:
         r["ratio"] = r["train_ips"] / source
-        print(f"{r['loop']:<10} {r['batch']:>5} {r['workers']:>7} {r['train_ips']:>12,.0f} {r['eval_ips']:>11,.0f} "
+        print(f"{r['loop']:<14} {r['batch']:>5} {r['workers']:>7} {r['train_ips']:>12,.0f} {r['eval_ips']:>11,.0f} "
               f"{r['ratio']:>14.2f}x")
     print(f"(on-device: copying the images to the {device.type} once took {rows[-1]['upload_s']:.3f} s)")
     best = max(rows[1:], key=lambda r: r["train_ips"])
-    print(f"best notebook loop: {best['loop']}, {best['ratio']:.2f}x the source's training images/s")
+    print(f"best loop: {best['loop']} at batch {best['batch']}, {best['ratio']:.2f}x the source's training images/s")
     return rows
 
 

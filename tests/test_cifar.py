@@ -216,6 +216,7 @@ def test_benchmark_smoke(capsys: pytest.CaptureFixture) -> None:
     rows = benchmark.main(["--train-images", "64", "--test-images", "32", "--big-batch", "32", "--repeat", "1",
                            "--warmup", "1", "--device", "cpu"])
     out = capsys.readouterr().out
-    assert [r["loop"] for r in rows] == ["source", "notebook", "on-device"]
+    assert [(r["loop"], r["batch"]) for r in rows] == [("source", 64), ("notebook", 64), ("on-device+item", 64),
+                                                       ("on-device", 64), ("on-device+item", 32), ("on-device", 32)]
     assert rows[0]["ratio"] == 1.0 and all(r["train_ips"] > 0 and r["eval_ips"] > 0 for r in rows)
-    assert "train x source" in out and "best notebook loop" in out
+    assert "train x source" in out and "best loop: " in out

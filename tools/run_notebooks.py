@@ -2,6 +2,8 @@
 
     .venv/bin/python tools/run_notebooks.py                  # every notebook
     .venv/bin/python tools/run_notebooks.py 01 06            # only those whose name starts with 01 or 06
+    python tools/run_notebooks.py --out /tmp/gpu-run         # a check on another machine (a GPU, say): the
+                                                             # executed copies go there, stored outputs stay
 
 Outputs are stored exactly as `pytest` (strict nbval) will compare them: quick mode on, cells run top to
 bottom in a fresh kernel whose working directory is notebooks/, cells tagged `raises-exception` allowed
@@ -10,6 +12,7 @@ to fail. Afterwards run `pytest` to confirm they reproduce.
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import sys
@@ -29,8 +32,8 @@ def _strip_paths(text: str) -> str:
     return text.replace(str(ROOT), ".")
 
 
-def run(path: Path) -> float:
-    """Execute one notebook in place and return the seconds it took."""
+def run(path: Path, out: Path | None = None) -> float:
+    """Execute one notebook and return the seconds it took; write it to ``out`` (a folder) or else in place."""
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(
         nb,
@@ -48,11 +51,19 @@ def run(path: Path) -> float:
             if output.get("output_type") == "error":  # expected errors: no machine paths in tracebacks
                 output["traceback"] = [_strip_paths(line) for line in output["traceback"]]
     nb.metadata.pop("widgets", None)
-    nbformat.write(nb, path)
+    nbformat.write(nb, out / path.name if out else path)
     return seconds
 
 
-def main(prefixes: list[str]) -> None:
+def main(argv: list[str] | None = None) -> None:
+    """Run the notebooks the command line names (all by default)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("prefixes", nargs="*", help="run only notebooks whose name starts with one of these")
+    parser.add_argument("--out", type=Path, help="write the executed notebooks to this folder, not in place")
+    args = parser.parse_args(argv)
+    prefixes = args.prefixes
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
     os.environ["NB_QUICK"] = "1"  # same as conftest.py does for pytest
     paths = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
     if prefixes:
@@ -60,8 +71,8 @@ def main(prefixes: list[str]) -> None:
     if not paths:
         sys.exit(f"no notebook matches {prefixes}")
     for path in paths:
-        print(f"{path.name}: {run(path):.1f} s", flush=True)
+        print(f"{path.name}: {run(path, args.out):.1f} s", flush=True)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()
