@@ -4,6 +4,8 @@
     .venv/bin/python tools/run_notebooks.py 01 06            # only those whose name starts with 01 or 06
     python tools/run_notebooks.py --out /tmp/gpu-run         # a check on another machine (a GPU, say): the
                                                              # executed copies go there, stored outputs stay
+    python tools/run_notebooks.py 09 --full --out /tmp/gpu   # full mode (what a reader runs), e.g. for the
+                                                             # numbers a lesson quotes; needs --out
 
 Outputs are stored exactly as `pytest` (strict nbval) will compare them: quick mode on, cells run top to
 bottom in a fresh kernel whose working directory is notebooks/, cells tagged `raises-exception` allowed
@@ -21,6 +23,7 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -43,7 +46,12 @@ def run(path: Path, out: Path | None = None) -> float:
         record_timing=False,
     )
     start = time.perf_counter()
-    client.execute()
+    try:
+        client.execute()
+    except CellExecutionError:
+        if out:  # keep what ran, to read on the machine that failed; the stored notebook stays untouched
+            nbformat.write(nb, out / path.name)
+        raise
     seconds = time.perf_counter() - start
     for cell in nb.cells:  # keep diffs small: no per-run metadata
         cell.metadata.pop("execution", None)
@@ -60,11 +68,17 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("prefixes", nargs="*", help="run only notebooks whose name starts with one of these")
     parser.add_argument("--out", type=Path, help="write the executed notebooks to this folder, not in place")
+    parser.add_argument("--full", action="store_true", help="full mode instead of quick mode (needs --out)")
     args = parser.parse_args(argv)
+    if args.full and not args.out:
+        parser.error("--full needs --out: the stored outputs always come from quick mode")
     prefixes = args.prefixes
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
-    os.environ["NB_QUICK"] = "1"  # same as conftest.py does for pytest
+    if args.full:
+        os.environ.pop("NB_QUICK", None)
+    else:
+        os.environ["NB_QUICK"] = "1"  # same as conftest.py does for pytest
     paths = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
     if prefixes:
         paths = [p for p in paths if any(p.name.startswith(prefix) for prefix in prefixes)]
