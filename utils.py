@@ -163,24 +163,31 @@ def describe_placement(obj: Any) -> str:
 # --------------------------------------------------------------------------------------------------
 
 
-def time_it(
+def time_runs(
     fn: Callable[[], Any], device: torch.device | str = "cpu", warmup: int = 2, repeat: int = 5
-) -> float:
-    """Return the median wall time of ``fn()`` in seconds, after ``warmup`` calls.
-
-    GPUs run work asynchronously, so the clock is read only after ``synchronize(device)``:
-    without that you time how fast work is queued, not how fast it runs.
-    """
+) -> list[float]:
+    """Return the seconds each of `repeat` calls of fn() took, after `warmup` untimed calls (synchronised)."""
     for _ in range(warmup):
         fn()
     synchronize(device)
-    times = []
+    seconds = []
     for _ in range(repeat):
         start = time.perf_counter()
         fn()
         synchronize(device)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        seconds.append(time.perf_counter() - start)
+    return seconds
+
+
+def time_it(
+    fn: Callable[[], Any], device: torch.device | str = "cpu", warmup: int = 2, repeat: int = 5
+) -> float:
+    """Return the median wall time of ``fn()`` in seconds, after ``warmup`` calls (``time_runs``, notebook 09).
+
+    GPUs run work asynchronously, so the clock is read only after ``synchronize(device)``:
+    without that you time how fast work is queued, not how fast it runs.
+    """
+    return statistics.median(time_runs(fn, device, warmup, repeat))
 
 
 # --------------------------------------------------------------------------------------------------

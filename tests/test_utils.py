@@ -135,6 +135,13 @@ def test_time_it_returns_median_seconds() -> None:
     assert 0 <= seconds < 1
 
 
+def test_time_runs_times_each_call_after_the_warmup() -> None:
+    calls = []
+    seconds = utils.time_runs(lambda: calls.append(1), warmup=3, repeat=4)
+    assert len(calls) == 7 and len(seconds) == 4
+    assert all(0 <= s < 1 for s in seconds)
+
+
 def test_atomic_save_round_trip_and_keeps_old_file_on_failure(tmp_path) -> None:
     path = tmp_path / "sub" / "ckpt.pt"
     assert utils.atomic_save({"x": torch.arange(3)}, path) == path
