@@ -2,6 +2,8 @@
 
 import os
 
+import utils
+
 # Quick mode: notebooks shrink data and epochs and hide progress bars. Set before nbval starts kernels,
 # which inherit this environment.
-os.environ["NB_QUICK"] = "1"
+os.environ[utils.QUICK_ENV] = "1"

@@ -16,10 +16,10 @@ It prints one row per loop and each loop's training images/s relative to the sou
   (``.cuda()`` in the source); ``loss.item()`` printed and logged to TensorBoard every 100 steps; plain SGD.
   Its test loop calls ``loss.item()`` on every batch and sums the accuracy as a tensor.
 - ``notebook``: notebook 06's loop, ``utils.train_epoch`` / ``utils.evaluate`` (one GPU sync per epoch), a
-  DataLoader over ``utils.CIFARArrays`` with ``--workers`` worker processes, and on CUDA pinned memory with
+  DataLoader over ``cifar10.CIFARArrays`` with ``--workers`` worker processes, and on CUDA pinned memory with
   ``non_blocking`` copies; SGD with momentum as in the notebook. Batch 64 as in the source.
 - ``on-device``: notebook 06's "keep the GPU busy" loop: the uint8 images are copied to the device once and
-  batches are cut there (``utils.cifar10_device_batches``). It runs twice: at the source's batch of 64 (only the
+  batches are cut there (``cifar10.cifar10_device_batches``). It runs twice: at the source's batch of 64 (only the
   data loading changes) and at ``--big-batch`` images per step (the batch size changes too), so the table shows
   what each step gains.
 - ``on-device+item``: the on-device loop at each batch size with one ``loss.item()`` per batch, as loops that
@@ -50,6 +50,7 @@ from torch.utils.data import DataLoader, Dataset
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import utils  # noqa: E402
+from lessons import cifar10  # noqa: E402
 
 
 class SourceStyleDataset(Dataset):
@@ -139,11 +140,11 @@ class Loop:
 def load_data(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Return train/test uint8 images and labels: the generated sample or real CIFAR-10, cut to the asked sizes."""
     if args.data == "cifar10":
-        train_images, train_labels, _ = utils.load_cifar10(train=True)
-        test_images, test_labels, _ = utils.load_cifar10(train=False)
+        train_images, train_labels, _ = cifar10.load_cifar10(train=True)
+        test_images, test_labels, _ = cifar10.load_cifar10(train=False)
     else:
-        train_images, train_labels = utils.make_quick_cifar10(args.train_images, seed=(0, 0))
-        test_images, test_labels = utils.make_quick_cifar10(args.test_images, seed=(0, 1))
+        train_images, train_labels = cifar10.make_quick_cifar10(args.train_images, seed=(0, 0))
+        test_images, test_labels = cifar10.make_quick_cifar10(args.test_images, seed=(0, 1))
     return (train_images[: args.train_images], train_labels[: args.train_images],
             test_images[: args.test_images], test_labels[: args.test_images])
 
@@ -155,7 +156,7 @@ def build_loops(args: argparse.Namespace, device: torch.device, data: tuple) -> 
 
     def fresh(momentum: float) -> tuple[nn.Module, torch.optim.Optimizer]:
         torch.manual_seed(0)
-        model = utils.cifar10_cnn().to(device)
+        model = cifar10.cifar10_cnn().to(device)
         return model, torch.optim.SGD(model.parameters(), lr=0.01, momentum=momentum)
 
     # 1. the source's loop: PIL + ToTensor per image, blocking copies, .item() syncs, plain SGD
@@ -174,12 +175,12 @@ def build_loops(args: argparse.Namespace, device: torch.device, data: tuple) -> 
     )
 
     # 2. the notebook's loop: utils.train_epoch / utils.evaluate over the notebook's DataLoader
-    transform = utils.cifar10_transform()
+    transform = cifar10.cifar10_transform()
     loader_args = {"batch_size": 64, "num_workers": args.workers, "pin_memory": device.type == "cuda",
                    "persistent_workers": args.workers > 0}
-    train_nb = DataLoader(utils.CIFARArrays(train_images, train_labels, range(10), transform), shuffle=True,
+    train_nb = DataLoader(cifar10.CIFARArrays(train_images, train_labels, range(10), transform), shuffle=True,
                           **loader_args)
-    test_nb = DataLoader(utils.CIFARArrays(test_images, test_labels, range(10), transform), **loader_args)
+    test_nb = DataLoader(cifar10.CIFARArrays(test_images, test_labels, range(10), transform), **loader_args)
     model_nb, optimizer_nb = fresh(momentum=0.9)
     notebook = Loop(
         "notebook", 64, str(args.workers),
@@ -201,9 +202,9 @@ def build_loops(args: argparse.Namespace, device: torch.device, data: tuple) -> 
         return Loop(
             "on-device+item" if item_per_step else "on-device", batch, "-",
             lambda batches: train(model_dev, batches, loss_fn, optimizer_dev, device),
-            lambda: utils.evaluate(model_dev, utils.cifar10_device_batches(test_x, test_y, batch, shuffle=False),
+            lambda: utils.evaluate(model_dev, cifar10.cifar10_device_batches(test_x, test_y, batch, shuffle=False),
                                    loss_fn, device),
-            lambda: utils.cifar10_device_batches(train_x, train_y, batch),
+            lambda: cifar10.cifar10_device_batches(train_x, train_y, batch),
             upload_s=upload_s,
         )
 
@@ -256,7 +257,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, object]]:
     device = torch.device(args.device) if args.device else utils.get_device()
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else f"{torch.get_num_threads()} threads"
     print(f"device: {device.type} ({name}) | torch {torch.__version__} | data: {args.data}, "
-          f"{args.train_images} train / {args.test_images} test images | model: utils.cifar10_cnn()")
+          f"{args.train_images} train / {args.test_images} test images | model: cifar10.cifar10_cnn()")
     rows = run(args)
     source = rows[0]["train_ips"]
     print(f"{'loop':<14} {'batch':>5} {'workers':>7} {'train img/s':>12} {'eval img/s':>11} {'train x source':>15}")

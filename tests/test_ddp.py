@@ -8,24 +8,24 @@ from pathlib import Path
 import torch
 import torch.multiprocessing as mp
 
-import utils
+from lessons import ddp
 
 
 def test_toy_data_is_fixed_and_labelled_by_its_rule() -> None:
-    first, second = utils.ddp_toy_data(64, seed=3), utils.ddp_toy_data(64, seed=3)
+    first, second = ddp.ddp_toy_data(64, seed=3), ddp.ddp_toy_data(64, seed=3)
     features, labels = first.tensors
     assert features.shape == (64, 20) and labels.dtype == torch.long
     assert torch.equal(features, second.tensors[0]) and torch.equal(labels, second.tensors[1])
     assert torch.equal(labels, (features[:, :10].sum(dim=1) > 0).long())
-    assert not torch.equal(features, utils.ddp_toy_data(64, seed=4).tensors[0])
+    assert not torch.equal(features, ddp.ddp_toy_data(64, seed=4).tensors[0])
 
 
 def test_toy_model_gives_two_logits() -> None:
-    assert utils.ddp_toy_model()(torch.zeros(5, 20)).shape == (5, 2)
+    assert ddp.ddp_toy_model()(torch.zeros(5, 20)).shape == (5, 2)
 
 
 def test_free_port_can_be_bound() -> None:
-    port = utils.free_port()
+    port = ddp.free_port()
     assert 0 < port < 65536
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", port))
@@ -33,7 +33,7 @@ def test_free_port_can_be_bound() -> None:
 
 def test_ddp_worker_copies_agree_and_equal_one_process(tmp_path: Path) -> None:
     world_size, batch = 2, 16
-    mp.spawn(utils.ddp_worker, args=(world_size, utils.free_port(), str(tmp_path), 1, batch), nprocs=world_size)
+    mp.spawn(ddp.ddp_worker, args=(world_size, ddp.free_port(), str(tmp_path), 1, batch), nprocs=world_size)
     results = [torch.load(tmp_path / f"rank{rank}.pt", weights_only=True) for rank in range(world_size)]
     assert all(r["backend"] == "gloo" and r["device"] == "cpu" for r in results) or torch.cuda.device_count() >= 2
     state = results[0]["model"]
@@ -41,9 +41,9 @@ def test_ddp_worker_copies_agree_and_equal_one_process(tmp_path: Path) -> None:
     shards = [r["indices"][0] for r in results]
     assert sorted(i for shard in shards for i in shard) == list(range(512))  # disjoint, covering
     torch.manual_seed(0)  # one process on the combined batches ends with the same weights
-    single = utils.ddp_toy_model()
+    single = ddp.ddp_toy_model()
     optimizer = torch.optim.SGD(single.parameters(), lr=0.1)
-    features, labels = utils.ddp_toy_data().tensors
+    features, labels = ddp.ddp_toy_data().tensors
     for start in range(0, len(shards[0]), batch):
         index = torch.tensor([i for shard in shards for i in shard[start : start + batch]])
         loss = torch.nn.functional.cross_entropy(single(features[index]), labels[index])

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import nbformat
 import pytest
 
 import hygiene
+from tools import notebook_template as template
 
 NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
@@ -28,36 +29,30 @@ def test_notebook_is_clean(path: Path) -> None:
 
 # ---- a good notebook, then one bad variant per check ------------------------------------------------
 
-
-def _code(source: str, count: int, outputs: list[dict[str, Any]] | None = None, **meta: Any) -> dict:
-    return {"cell_type": "code", "source": source, "execution_count": count, "metadata": meta,
-            "outputs": outputs or []}
+TIMINGS = {"01_devices": {"quick/cpu": {"seconds": 12.3, "machine": "a 2-core CPU"}}}
 
 
-def _md(source: str) -> dict:
-    return {"cell_type": "markdown", "source": source, "metadata": {}}
-
-
-def good_notebook() -> dict[str, Any]:
-    badge = f"https://colab.research.google.com/github/{hygiene.REPO}/blob/main/notebooks/{NAME}"
-    setup = f'if "google.colab" in sys.modules:\n    !git clone https://github.com/{hygiene.REPO}\n# utils.py'
-    stdout = {"output_type": "stream", "name": "stdout", "text": "cpu\n"}
-    return {
-        "nbformat": 4,
-        "nbformat_minor": 5,
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
-        "cells": [
-            _md(f"# 01 · Devices\n\n[![Open In Colab](badge.svg)]({badge})"),
-            _md("You will learn:\n- things"),
-            _code(setup, 1),
-            _code("import utils", 2),
-            _code("print('cpu')", 3, [stdout]),
-            _code("# NBVAL_IGNORE_OUTPUT\nprint(torch.__version__)", 4),
-            _code("assert True", 5),
-            _md("## Summary\n\n## Exercises"),
-            _code("# Solution\nprint(1)", 6, jupyter={"source_hidden": True}),
+def good_notebook() -> nbformat.NotebookNode:
+    title = f"# 01 · Devices\n\n{template.badge(NAME)}\n\n{template.time_line(TIMINGS['01_devices'])}"
+    stdout = nbformat.v4.new_output("stream", name="stdout", text="cpu\n")
+    solution = nbformat.v4.new_code_cell("# Solution\nprint(1)", execution_count=6)
+    solution.metadata["jupyter"] = {"source_hidden": True, "outputs_hidden": True}
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell(title),
+            nbformat.v4.new_markdown_cell("You will learn:\n- things"),
+            nbformat.v4.new_code_cell(template.SETUP_CELL, execution_count=1),
+            nbformat.v4.new_code_cell("import torch", execution_count=2),
+            nbformat.v4.new_code_cell("print('cpu')", execution_count=3, outputs=[stdout]),
+            nbformat.v4.new_code_cell("# NBVAL_IGNORE_OUTPUT\nprint(torch.__version__)", execution_count=4),
+            nbformat.v4.new_code_cell("assert True", execution_count=5),
+            nbformat.v4.new_markdown_cell("## Summary\n\n## Exercises"),
+            solution,
         ],
-    }
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+    )
+    nb.metadata.update(copy.deepcopy(template.COLAB_METADATA))
+    return nb
 
 
 def _set(path: str, value: Any) -> Callable[[dict], None]:
@@ -72,37 +67,42 @@ def _set(path: str, value: Any) -> Callable[[dict], None]:
 
 
 def _add_output(output: dict) -> Callable[[dict], None]:
-    return lambda nb: nb["cells"][4]["outputs"].append(output)
+    return lambda nb: nb["cells"][4]["outputs"].append(nbformat.from_dict(output))
 
 
 BAD = {
     "no title": _set("cells/0/source", "Devices"),
     "wrong title number": _set("cells/0/source", "# 02 · Devices"),
-    "no badge": _set("cells/0/source", "# 01 · Devices"),
+    "no badge": _set("cells/0/source", "# 01 · Devices\n\n" + template.time_line(TIMINGS["01_devices"])),
+    "time line not from timings": _set("cells/0/source", f"# 01 · Devices\n\n{template.badge(NAME)}\n\n**Time:** 5 s"),
     "no you-will-learn": _set("cells/1/source", "Intro"),
     "no summary": _set("cells/7/source", "## Exercises"),
-    "no setup cell": _set("cells/2/source", "import sys"),
-    "utils not imported": _set("cells/3/source", "import torch"),
+    "setup cell differs": _set("cells/2/source", template.SETUP_CELL.replace("--depth", "--depth=1")),
+    "no GPU runtime metadata": _set("metadata/accelerator", "None"),
+    "no GPU type": _set("metadata/colab", {"provenance": []}),
     "not executed": _set("cells/4/execution_count", None),
     "out of order": _set("cells/4/execution_count", 7),
     "error output": _add_output({"output_type": "error", "ename": "RuntimeError", "evalue": "", "traceback": []}),
-    "expected error missing": _set("cells/4/source", "# NBVAL_RAISES_EXCEPTION\nprint('cpu')"),
+    "raises marker": _set("cells/4/source", "# NBVAL_RAISES_EXCEPTION\nprint('cpu')"),
+    "raises tag": _set("cells/4/metadata", {"tags": ["raises-exception"]}),
+    "skipped cell": _set("cells/4/source", "# NBVAL_SKIP\nprint('cpu')"),
+    "getsource check": _set("cells/6/source", "assert inspect.getsource(f) == inspect.getsource(utils.f)"),
     "stderr": _add_output({"output_type": "stream", "name": "stderr", "text": "UserWarning: careful\n"}),
     "machine path": _add_output({"output_type": "stream", "name": "stdout", "text": "/home/alice/data\n"}),
     "cuda string": _add_output({"output_type": "stream", "name": "stdout", "text": "device='cuda:0'\n"}),
     "no solution": _set("cells/8/source", "print(1)"),
     "solution open": _set("cells/8/metadata", {}),
+    "solution output open": _set("cells/8/metadata", {"jupyter": {"source_hidden": True}}),
     "inexact ignore marker": _set("cells/5/source", "# NBVAL_IGNORE_OUTPUT  (versions differ)\nprint(1)"),
-    "inexact raises marker": _set("cells/4/source", "# NBVAL_RAISES_EXCEPTION (on purpose)\nprint('cpu')"),
     "ignored cell without check": _set("cells/6/source", "print('no check here')"),
     "kernelspec": _set("metadata/kernelspec/name", "conda-env-foo"),
 }
 
 
-def _problems(nb: dict, tmp_path: Path, name: str = NAME) -> list[str]:
+def _problems(nb: nbformat.NotebookNode, tmp_path: Path, name: str = NAME) -> list[str]:
     path = tmp_path / name
-    path.write_text(json.dumps(nb), encoding="utf-8")
-    return hygiene.check_all(path)
+    nbformat.write(nb, path)
+    return hygiene.check_all(path, TIMINGS)
 
 
 def test_good_notebook_passes(tmp_path: Path) -> None:
@@ -125,7 +125,7 @@ def test_bad_name_is_caught() -> None:
 def test_cuda_string_echoed_from_source_is_allowed(tmp_path: Path) -> None:
     nb = good_notebook()
     nb["cells"][4]["source"] = 'print(torch.device("cuda:1").index)  # cuda:1'
-    nb["cells"][4]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "cuda:1 -> 1\n"}]
+    nb["cells"][4]["outputs"] = [nbformat.v4.new_output("stream", name="stdout", text="cuda:1 -> 1\n")]
     assert _problems(nb, tmp_path) == []
     nb["cells"][4]["outputs"][0]["text"] = "cuda:0\n"  # a device the code never named: machine output
     assert _problems(nb, tmp_path)
@@ -141,4 +141,4 @@ def test_oversized_notebook_is_caught(tmp_path: Path) -> None:
 def test_readme_lists_notebook_with_colab_badge(path: Path) -> None:
     readme = (NOTEBOOK_DIR.parent / "README.md").read_text(encoding="utf-8")
     assert f"(notebooks/{path.name})" in readme
-    assert f"https://colab.research.google.com/github/{hygiene.REPO}/blob/main/notebooks/{path.name}" in readme
+    assert template.badge(path.name) in readme

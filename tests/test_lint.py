@@ -5,14 +5,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_ruff_check() -> None:
     ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
-    if not Path(ruff).exists():
-        pytest.skip("ruff is not installed")
+    assert Path(ruff).exists(), "ruff is pinned in requirements.txt: run `bash tools/setup.sh`"
     result = subprocess.run([ruff, "check", "--no-cache", "."], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr

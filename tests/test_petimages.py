@@ -18,6 +18,7 @@ import torch
 from PIL import Image, ImageOps
 
 import utils
+from lessons import petimages
 
 ROOT = Path(__file__).resolve().parents[1]
 URL = "https://example.invalid/kagglecatsanddogs_5340.zip"  # never contacted: the tests replace urlopen
@@ -56,16 +57,16 @@ def _pet_folder(root: Path) -> Path:
 
 def test_load_petimage_gives_small_grayscale_pixels(tmp_path: Path) -> None:
     path = _photo(tmp_path / "a.jpg", size=(500, 375))
-    pixels, notes, others = utils.load_petimage(path)
+    pixels, notes, others = petimages.load_petimage(path)
     assert pixels is not None and pixels.shape == (50, 50) and pixels.dtype == np.uint8
     assert pixels.flags.writeable and notes == [] and others == []
     assert pixels[:, :5].mean() < 40 < 215 < pixels[:, -5:].mean()  # the gradient survived
-    assert utils.load_petimage(path, size=32)[0].shape == (32, 32)
+    assert petimages.load_petimage(path, size=32)[0].shape == (32, 32)
 
 
 @pytest.mark.parametrize(("mode", "note"), [("L", "grayscale"), ("CMYK", "CMYK")])
 def test_grayscale_and_cmyk_are_converted_not_dropped(mode: str, note: str, tmp_path: Path) -> None:
-    pixels, notes, _ = utils.load_petimage(_photo(tmp_path / "a.jpg", mode=mode))
+    pixels, notes, _ = petimages.load_petimage(_photo(tmp_path / "a.jpg", mode=mode))
     assert pixels is not None and pixels.shape == (50, 50) and notes == [note]
 
 
@@ -75,7 +76,7 @@ def test_exif_orientation_is_applied(tmp_path: Path) -> None:
     exif = Image.Exif()
     exif[0x0112] = 6  # "rotate 90 degrees clockwise to display": the left half ends up on top
     image.save(tmp_path / "turned.jpg", exif=exif)
-    pixels, _, _ = utils.load_petimage(tmp_path / "turned.jpg")
+    pixels, _, _ = petimages.load_petimage(tmp_path / "turned.jpg")
     assert pixels[:20].mean() < 30 and pixels[-20:].mean() > 225
 
 
@@ -87,7 +88,7 @@ def test_corrupt_exif_is_counted_and_its_warning_filtered(tmp_path: Path) -> Non
             ImageOps.exif_transpose(image)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # ... but load_petimage lets nothing escape
-        pixels, notes, others = utils.load_petimage(path)
+        pixels, notes, others = petimages.load_petimage(path)
     assert pixels is not None and notes == ["corrupt EXIF"] and others == []
 
 
@@ -100,24 +101,24 @@ def test_warnings_are_filtered_by_message_not_all(tmp_path: Path, monkeypatch: p
             warnings.warn(message, UserWarning, stacklevel=2)
 
     monkeypatch.setattr(ImageOps, "exif_transpose", warning_transpose)
-    assert utils.load_petimage(path)[1:] == (["corrupt EXIF"], [])
+    assert petimages.load_petimage(path)[1:] == (["corrupt EXIF"], [])
     messages.append("something else entirely")
-    assert utils.load_petimage(path)[1:] == (["corrupt EXIF"], ["UserWarning: something else entirely"])
+    assert petimages.load_petimage(path)[1:] == (["corrupt EXIF"], ["UserWarning: something else entirely"])
     messages.pop(0)
-    assert utils.load_petimage(path)[1:] == ([], ["UserWarning: something else entirely"])
+    assert petimages.load_petimage(path)[1:] == ([], ["UserWarning: something else entirely"])
 
 
 @pytest.mark.parametrize("content", [b"<html>a web page</html>", b"\xff\xd8\xff\xe0" + bytes(20)])
 def test_unreadable_files_give_none(content: bytes, tmp_path: Path) -> None:
     (tmp_path / "bad.jpg").write_bytes(content)
-    pixels, notes, others = utils.load_petimage(tmp_path / "bad.jpg")
+    pixels, notes, others = petimages.load_petimage(tmp_path / "bad.jpg")
     assert pixels is None and len(notes) == 1 and notes[0].startswith("unreadable (") and others == []
 
 
 def test_truncated_jpeg_is_unreadable(tmp_path: Path) -> None:
     data = _photo(tmp_path / "a.jpg", size=(400, 300)).read_bytes()
     (tmp_path / "cut.jpg").write_bytes(data[: len(data) // 2])
-    assert utils.load_petimage(tmp_path / "cut.jpg")[0] is None
+    assert petimages.load_petimage(tmp_path / "cut.jpg")[0] is None
 
 
 # ---- a folder --------------------------------------------------------------------------------------------
@@ -137,7 +138,7 @@ EXPECTED_COUNTS = {
 @pytest.mark.filterwarnings(FORK_WARNING)
 @pytest.mark.parametrize("workers", [1, 2])
 def test_build_counts_every_problem_and_keeps_every_readable_image(workers: int, tmp_path: Path) -> None:
-    data = utils.build_petimages(_pet_folder(tmp_path), workers=workers)
+    data = petimages.build_petimages(_pet_folder(tmp_path), workers=workers)
     assert data["counts"] == EXPECTED_COUNTS
     assert sorted(data["skipped"]) == [
         ("Cat/666.jpg", "zero-byte"), ("Cat/Thumbs.db", "not an image"),
@@ -147,7 +148,7 @@ def test_build_counts_every_problem_and_keeps_every_readable_image(workers: int,
     assert data["images"].shape == (8, 50, 50) and data["images"].dtype == torch.uint8
     assert data["labels"].tolist() == [0] * 5 + [1] * 3 and data["labels"].dtype == torch.int64
     for index, file in enumerate(data["files"]):  # each slot holds its own file's pixels
-        assert np.array_equal(data["images"][index].numpy(), utils.load_petimage(tmp_path / "PetImages" / file)[0])
+        assert np.array_equal(data["images"][index].numpy(), petimages.load_petimage(tmp_path / "PetImages" / file)[0])
 
 
 def test_build_passes_other_warnings_on_with_the_file_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -160,36 +161,36 @@ def test_build_passes_other_warnings_on_with_the_file_name(tmp_path: Path, monke
 
     monkeypatch.setattr(ImageOps, "exif_transpose", warning_transpose)
     with pytest.warns(UserWarning, match="Cat/0.jpg: UserWarning: something else entirely"):
-        data = utils.build_petimages(pets, workers=1)
+        data = petimages.build_petimages(pets, workers=1)
     assert data["counts"]["Cat"]["kept"] == 1
 
 
 def test_cache_is_reused_and_rebuilt_on_request(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pets, cache = _pet_folder(tmp_path), tmp_path / "images.pt"
     builds = []
-    real_build = utils.build_petimages
+    real_build = petimages.build_petimages
 
     def counting_build(*args: Any, **kwargs: Any) -> dict[str, Any]:
         builds.append(args)
         return real_build(*args, **kwargs)
 
-    monkeypatch.setattr(utils, "build_petimages", counting_build)
-    first = utils.load_or_build_petimages(pets, cache, workers=1)
+    monkeypatch.setattr(petimages, "build_petimages", counting_build)
+    first = petimages.load_or_build_petimages(pets, cache, workers=1)
     assert len(builds) == 1 and cache.is_file()
-    second = utils.load_or_build_petimages(pets, cache)
+    second = petimages.load_or_build_petimages(pets, cache)
     assert len(builds) == 1  # read from the cache
     assert torch.equal(first["images"], second["images"]) and torch.equal(first["labels"], second["labels"])
     assert first["files"] == second["files"] and first["counts"] == second["counts"]
     assert [tuple(s) for s in second["skipped"]] == first["skipped"]
-    utils.load_or_build_petimages(pets, cache, rebuild=True, workers=1)
+    petimages.load_or_build_petimages(pets, cache, rebuild=True, workers=1)
     assert len(builds) == 2  # the rebuild switch
-    assert utils.load_or_build_petimages(pets, cache, size=32, workers=1)["images"].shape[1:] == (32, 32)
+    assert petimages.load_or_build_petimages(pets, cache, size=32, workers=1)["images"].shape[1:] == (32, 32)
     assert len(builds) == 3  # a cache of another size is not used
 
 
 def test_quick_sample_is_deterministic_and_has_every_problem(tmp_path: Path) -> None:
-    first = utils.make_quick_petimages(tmp_path / "a", per_class=20)
-    second = utils.make_quick_petimages(tmp_path / "b", per_class=20)
+    first = petimages.make_quick_petimages(tmp_path / "a", per_class=20)
+    second = petimages.make_quick_petimages(tmp_path / "b", per_class=20)
     files = sorted(p.relative_to(first).as_posix() for p in first.rglob("*.*"))
     assert files == sorted(p.relative_to(second).as_posix() for p in second.rglob("*.*"))
     assert all((first / f).read_bytes() == (second / f).read_bytes() for f in files)
@@ -199,17 +200,17 @@ def test_quick_sample_is_deterministic_and_has_every_problem(tmp_path: Path) -> 
         with Image.open(path) as image:
             sizes.add(image.size)
     assert len(sizes) > 5  # varied sizes
-    data = utils.build_petimages(first, workers=1)
-    for kind in utils.PET_KINDS:
-        assert sum(data["counts"][name][kind] for name in utils.PET_CLASSES) >= 1, kind
+    data = petimages.build_petimages(first, workers=1)
+    for kind in petimages.PET_KINDS:
+        assert sum(data["counts"][name][kind] for name in petimages.PET_CLASSES) >= 1, kind
 
 
 def test_quick_sample_is_reused_unless_settings_change(tmp_path: Path) -> None:
-    pets = utils.make_quick_petimages(tmp_path, per_class=6)
+    pets = petimages.make_quick_petimages(tmp_path, per_class=6)
     stamp = (pets / "Cat" / "0.jpg").stat().st_mtime_ns
-    utils.make_quick_petimages(tmp_path, per_class=6)
+    petimages.make_quick_petimages(tmp_path, per_class=6)
     assert (pets / "Cat" / "0.jpg").stat().st_mtime_ns == stamp
-    utils.make_quick_petimages(tmp_path, per_class=7)
+    petimages.make_quick_petimages(tmp_path, per_class=7)
     assert (pets / "Cat" / "6.jpg").is_file()
 
 
@@ -227,14 +228,14 @@ def _zip(path: Path, members: dict[str, bytes]) -> Path:
 def test_safe_extract_refuses_path_escapes(name: str, tmp_path: Path) -> None:
     archive = _zip(tmp_path / "bad.zip", {"PetImages/Cat/0.jpg": b"fine", name: b"evil"})
     with pytest.raises(ValueError, match="refusing to extract"):
-        utils.safe_extract(archive, tmp_path / "out")
+        petimages.safe_extract(archive, tmp_path / "out")
     assert not (tmp_path / "out" / "PetImages").exists()  # nothing was written, not even the good member
     assert not (tmp_path / "evil.txt").exists()
 
 
 def test_safe_extract_extracts_good_archives(tmp_path: Path) -> None:
     archive = _zip(tmp_path / "good.zip", {"PetImages/Cat/0.jpg": b"cat", "readme[1].txt": b"hello"})
-    dest = utils.safe_extract(archive, tmp_path / "out")
+    dest = petimages.safe_extract(archive, tmp_path / "out")
     assert (dest / "PetImages" / "Cat" / "0.jpg").read_bytes() == b"cat"
 
 
@@ -263,7 +264,7 @@ def test_download_resumes_a_partial_file(tmp_path: Path, monkeypatch: pytest.Mon
     payload = bytes(range(200)) * 50
     (tmp_path / "x.zip.part").write_bytes(payload[:3000])
     requests = _fake_urlopen(monkeypatch, payload, honour_range=True)
-    path = utils.download_file(URL, tmp_path / "x.zip", len(payload))
+    path = petimages.download_file(URL, tmp_path / "x.zip", len(payload))
     assert path.read_bytes() == payload and not (tmp_path / "x.zip.part").exists()
     assert requests[0].headers["Range"] == "bytes=3000-"
     assert capsys.readouterr().err == ""  # the progress bar is silent in quick mode (tests)
@@ -273,17 +274,17 @@ def test_download_restarts_when_the_server_ignores_the_range(tmp_path: Path, mon
     payload = bytes(range(200)) * 50
     (tmp_path / "x.zip.part").write_bytes(b"junk" * 100)
     _fake_urlopen(monkeypatch, payload, honour_range=False)
-    assert utils.download_file(URL, tmp_path / "x.zip", len(payload)).read_bytes() == payload
+    assert petimages.download_file(URL, tmp_path / "x.zip", len(payload)).read_bytes() == payload
 
 
 def test_download_interrupted_keeps_the_part_for_next_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     payload = bytes(range(200)) * 50
     _fake_urlopen(monkeypatch, payload, honour_range=True, cut=4000)
     with pytest.raises(OSError, match="stopped at 4,000 of 10,000 bytes"):
-        utils.download_file(URL, tmp_path / "x.zip", len(payload))
+        petimages.download_file(URL, tmp_path / "x.zip", len(payload))
     assert (tmp_path / "x.zip.part").stat().st_size == 4000 and not (tmp_path / "x.zip").exists()
     requests = _fake_urlopen(monkeypatch, payload, honour_range=True)
-    assert utils.download_file(URL, tmp_path / "x.zip", len(payload)).read_bytes() == payload
+    assert petimages.download_file(URL, tmp_path / "x.zip", len(payload)).read_bytes() == payload
     assert requests[0].headers["Range"] == "bytes=4000-"
 
 
@@ -293,10 +294,10 @@ def test_download_too_big_part_starts_over_and_complete_part_needs_no_request(
     payload = b"abc" * 100
     (tmp_path / "x.zip.part").write_bytes(payload + b"extra")
     requests = _fake_urlopen(monkeypatch, payload, honour_range=True)
-    assert utils.download_file(URL, tmp_path / "x.zip", len(payload)).read_bytes() == payload
+    assert petimages.download_file(URL, tmp_path / "x.zip", len(payload)).read_bytes() == payload
     assert "Range" not in requests[0].headers
     (tmp_path / "y.zip.part").write_bytes(payload)
-    assert utils.download_file(URL, tmp_path / "y.zip", len(payload)).read_bytes() == payload
+    assert petimages.download_file(URL, tmp_path / "y.zip", len(payload)).read_bytes() == payload
     assert len(requests) == 1
 
 
@@ -307,7 +308,7 @@ def test_offline_gives_one_clear_message(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(urllib.request, "urlopen", offline)
     data_dir = utils.DATA_DIR / "offline_test_never_created"
     with pytest.raises(RuntimeError) as caught:
-        utils.get_petimages(data_dir)
+        petimages.get_petimages(data_dir)
     message = str(caught.value)
     assert message.startswith("PetImages is not available (Network is unreachable).")
     assert "put it at data/offline_test_never_created/kagglecatsanddogs_5340.zip" in message
@@ -319,16 +320,16 @@ def test_offline_gives_one_clear_message(monkeypatch: pytest.MonkeyPatch) -> Non
 def test_get_petimages_skips_when_present(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "petimages" / "PetImages" / "Cat").mkdir(parents=True)
     monkeypatch.setattr(urllib.request, "urlopen", lambda *a, **k: pytest.fail("downloaded although present"))
-    assert utils.get_petimages(tmp_path) == tmp_path / "petimages" / "PetImages"
+    assert petimages.get_petimages(tmp_path) == tmp_path / "petimages" / "PetImages"
 
 
 def test_get_petimages_checks_size_then_extracts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(urllib.request, "urlopen", lambda *a, **k: pytest.fail("downloaded although present"))
     archive = _zip(tmp_path / "kagglecatsanddogs_5340.zip", {"PetImages/Cat/0.jpg": b"c", "PetImages/Dog/0.jpg": b"d"})
     with pytest.raises(RuntimeError, match=f"the zip has {archive.stat().st_size:,} bytes, not 824,887,076"):
-        utils.get_petimages(tmp_path)
-    monkeypatch.setattr(utils, "PETIMAGES_ZIP_BYTES", archive.stat().st_size)
-    pets = utils.get_petimages(tmp_path)
+        petimages.get_petimages(tmp_path)
+    monkeypatch.setattr(petimages, "PETIMAGES_ZIP_BYTES", archive.stat().st_size)
+    pets = petimages.get_petimages(tmp_path)
     assert pets == tmp_path / "petimages" / "PetImages" and (pets / "Dog" / "0.jpg").read_bytes() == b"d"
     assert not (tmp_path / "petimages.part").exists()
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -44,13 +46,10 @@ def test_seed_everything_repeats_all_generators() -> None:
     assert draw() == first
 
 
-def test_seed_everything_sets_threads() -> None:
+def test_seed_everything_leaves_threads_alone() -> None:
     before = torch.get_num_threads()
-    try:
-        utils.seed_everything(0, num_threads=1)
-        assert torch.get_num_threads() == 1
-    finally:
-        torch.set_num_threads(before)
+    utils.seed_everything(0)
+    assert torch.get_num_threads() == before  # seeding never changes the thread count
 
 
 def test_progress_is_silent_in_quick_mode(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
@@ -72,22 +71,77 @@ def test_get_device_is_usable() -> None:
         assert device == torch.device("cpu")
 
 
-def test_try_gpu_falls_back_to_cpu() -> None:
-    count = torch.cuda.device_count()
-    assert utils.try_gpu(count) == torch.device("cpu")  # one past the last GPU
-    if count:
-        assert utils.try_gpu(0) == torch.device("cuda:0")
+def test_synchronize_waits_for_queued_work() -> None:
+    device = utils.get_device()
+    result = torch.ones(256, 256, device=device) @ torch.ones(256, 256, device=device)
+    utils.synchronize(device)
+    utils.synchronize(str(device))
+    assert result.sum().item() == 256.0**3  # the work finished and is correct
+    with pytest.raises(RuntimeError):
+        utils.synchronize("not-a-device")
 
 
-def test_try_all_gpus_is_never_empty() -> None:
-    gpus = utils.try_all_gpus()
-    count = torch.cuda.device_count()
-    assert gpus == ([torch.device(f"cuda:{i}") for i in range(count)] or [torch.device("cpu")])
+def test_expect_error_prints_type_and_message(capsys: pytest.CaptureFixture) -> None:
+    with utils.expect_error(ValueError, match="bad"):
+        raise ValueError("a bad value")
+    assert capsys.readouterr().out == "ValueError: a bad value\n"
 
 
-def test_synchronize_accepts_cpu() -> None:
-    utils.synchronize("cpu")
-    utils.synchronize(torch.device("cpu"))
+def test_expect_error_fails_when_nothing_is_raised() -> None:
+    with pytest.raises(AssertionError, match="expected KeyError or IndexError, but nothing was raised"):
+        with utils.expect_error(KeyError, IndexError):
+            pass
+
+
+def test_expect_error_fails_on_another_message_or_type() -> None:
+    with pytest.raises(AssertionError, match="lacks 'device'"):
+        with utils.expect_error(RuntimeError, match="device"):
+            raise RuntimeError("shape mismatch")
+    with pytest.raises(TypeError):  # another type is not swallowed
+        with utils.expect_error(ValueError):
+            raise TypeError("not this one")
+
+
+def test_check_runtime_is_silent_outside_colab_and_kaggle(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    monkeypatch.delenv("COLAB_RELEASE_TAG", raising=False)
+    monkeypatch.delenv("KAGGLE_KERNEL_RUN_TYPE", raising=False)
+    monkeypatch.delitem(sys.modules, "google.colab", raising=False)
+    assert utils.hosted_service() is None
+    utils.check_runtime()
+    assert capsys.readouterr().out == ""
+
+
+def test_check_runtime_says_how_to_get_a_gpu_on_colab(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    monkeypatch.setenv("COLAB_RELEASE_TAG", "release-colab-test")
+    monkeypatch.setattr(utils, "get_device", lambda: torch.device("cpu"))
+    utils.check_runtime()
+    out = capsys.readouterr().out
+    assert "Runtime -> Change runtime type -> GPU" in out and "Going on on the CPU" in out
+    monkeypatch.setattr(utils, "get_device", lambda: torch.device("cuda"))
+    utils.check_runtime()
+    assert capsys.readouterr().out == ""
+
+
+def test_import_d2l_returns_the_module_when_installed() -> None:
+    assert utils.import_d2l().__name__ == "d2l.torch"
+
+
+def test_import_d2l_names_the_fix_when_pip_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "d2l", None)  # "import d2l" now fails as if it were not installed
+    calls = []
+
+    def failing_pip(cmd: list[str], **kwargs: object) -> subprocess.CompletedProcess:
+        calls.append(cmd)
+        return subprocess.CompletedProcess(cmd, 1, "", "ERROR: Could not find a version (offline)\n")
+
+    monkeypatch.setattr(utils.subprocess, "run", failing_pip)
+    with pytest.raises(RuntimeError, match=r"Could not install d2l \(ERROR: Could not find .*Fix: run `pip install"):
+        utils.import_d2l()
+    assert calls and "--no-deps" in calls[0] and "torch" not in " ".join(calls[0])
 
 
 def test_placement_of_tensor_and_module() -> None:

@@ -8,15 +8,20 @@
                                                              # numbers a lesson quotes; needs --out
 
 Outputs are stored exactly as `pytest` (strict nbval) will compare them: quick mode on, cells run top to
-bottom in a fresh kernel whose working directory is notebooks/, cells tagged `raises-exception` allowed
-to fail. Afterwards run `pytest` to confirm they reproduce.
+bottom in a fresh kernel whose working directory is notebooks/; any error stops the run (errors shown on
+purpose are caught inside their cells by `utils.expect_error`). Afterwards run `pytest` to confirm they reproduce.
+
+Every run also records its wall time in notebooks/timings.json (per mode, CPU or GPU, with the machine, torch
+version and date) and rewrites the notebooks' header time lines from it (tools/notebook_template.py);
+`--no-timings` leaves both alone.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import json
 import os
-import re
 import sys
 import time
 from pathlib import Path
@@ -27,12 +32,37 @@ from nbclient.exceptions import CellExecutionError
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
+sys.path.insert(0, str(ROOT))
+import utils  # noqa: E402
+from tools import notebook_template  # noqa: E402
 
 
-def _strip_paths(text: str) -> str:
-    """Shorten installation paths in a traceback line (nbval does not compare tracebacks)."""
-    text = re.sub(r"(?:[A-Za-z]:)?[\\/][^\s:'\"]*?[\\/](site|dist)-packages[\\/]", r".../\1-packages/", text)
-    return text.replace(str(ROOT), ".")
+def machine() -> tuple[str, str]:
+    """Return ``("gpu" or "cpu", a description)`` of where the notebooks compute on this machine."""
+    import torch
+
+    device = utils.get_device()
+    if device.type == "cuda":
+        return "gpu", f"an {torch.cuda.get_device_name(device)}"
+    if device.type != "cpu":
+        return "gpu", f"an {device.type.upper()} GPU"
+    return "cpu", f"a {len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count()}-core CPU"
+
+
+def record_time(name: str, mode: str, seconds: float) -> None:
+    """Store one measured wall time (seconds) of notebook ``name`` in notebooks/timings.json."""
+    import torch
+
+    kind, description = machine()
+    timings = notebook_template.read_timings()
+    timings.setdefault(name, {})[f"{mode}/{kind}"] = {
+        "seconds": round(seconds, 1), "machine": description, "torch": torch.__version__.split("+")[0],
+        "date": datetime.date.today().isoformat(),
+    }
+    text = json.dumps(dict(sorted(timings.items())), indent=1, sort_keys=True) + "\n"
+    tmp = notebook_template.TIMINGS.with_name(f".timings.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, notebook_template.TIMINGS)
 
 
 def run(path: Path, out: Path | None = None) -> float:
@@ -55,9 +85,6 @@ def run(path: Path, out: Path | None = None) -> float:
     seconds = time.perf_counter() - start
     for cell in nb.cells:  # keep diffs small: no per-run metadata
         cell.metadata.pop("execution", None)
-        for output in cell.get("outputs", []):
-            if output.get("output_type") == "error":  # expected errors: no machine paths in tracebacks
-                output["traceback"] = [_strip_paths(line) for line in output["traceback"]]
     nb.metadata.pop("widgets", None)
     nbformat.write(nb, out / path.name if out else path)
     return seconds
@@ -69,6 +96,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("prefixes", nargs="*", help="run only notebooks whose name starts with one of these")
     parser.add_argument("--out", type=Path, help="write the executed notebooks to this folder, not in place")
     parser.add_argument("--full", action="store_true", help="full mode instead of quick mode (needs --out)")
+    parser.add_argument("--no-timings", action="store_true", help="do not record times in notebooks/timings.json")
     args = parser.parse_args(argv)
     if args.full and not args.out:
         parser.error("--full needs --out: the stored outputs always come from quick mode")
@@ -76,16 +104,20 @@ def main(argv: list[str] | None = None) -> None:
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
     if args.full:
-        os.environ.pop("NB_QUICK", None)
+        os.environ.pop(utils.QUICK_ENV, None)
     else:
-        os.environ["NB_QUICK"] = "1"  # same as conftest.py does for pytest
+        os.environ[utils.QUICK_ENV] = "1"  # same as conftest.py does for pytest
     paths = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
     if prefixes:
         paths = [p for p in paths if any(p.name.startswith(prefix) for prefix in prefixes)]
     if not paths:
         sys.exit(f"no notebook matches {prefixes}")
     for path in paths:
-        print(f"{path.name}: {run(path, args.out):.1f} s", flush=True)
+        seconds = run(path, args.out)
+        print(f"{path.name}: {seconds:.1f} s", flush=True)
+        if not args.no_timings:
+            record_time(path.stem, "full" if args.full else "quick", seconds)
+            notebook_template.update_header(path)  # the header's time line follows timings.json
 
 
 if __name__ == "__main__":

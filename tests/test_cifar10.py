@@ -14,6 +14,7 @@ import torch
 from torch.utils.data import DataLoader
 
 import utils
+from lessons import cifar10
 
 BENCHMARK = utils.ROOT / "benchmarks" / "cifar_loop.py"
 
@@ -22,19 +23,19 @@ BENCHMARK = utils.ROOT / "benchmarks" / "cifar_loop.py"
 
 
 def test_make_quick_cifar10_is_cifar_shaped_balanced_and_deterministic() -> None:
-    images, labels = utils.make_quick_cifar10(200, seed=3)
+    images, labels = cifar10.make_quick_cifar10(200, seed=3)
     assert images.shape == (200, 32, 32, 3) and images.dtype == np.uint8
     assert labels.dtype == np.int64 and np.bincount(labels).tolist() == [20] * 10
-    again_images, again_labels = utils.make_quick_cifar10(200, seed=3)
+    again_images, again_labels = cifar10.make_quick_cifar10(200, seed=3)
     assert np.array_equal(images, again_images) and np.array_equal(labels, again_labels)
-    other_images, _ = utils.make_quick_cifar10(200, seed=4)
+    other_images, _ = cifar10.make_quick_cifar10(200, seed=4)
     assert not np.array_equal(images, other_images)
     assert images.min() == 0 and images.max() == 255  # full range with noise, not a flat colour
-    assert len(utils.QUICK_CIFAR10_CLASSES) == 10
+    assert len(cifar10.QUICK_CIFAR10_CLASSES) == 10
 
 
 def test_make_quick_cifar10_classes_differ_in_shape_not_colour() -> None:
-    images, labels = utils.make_quick_cifar10(1000, seed=0)
+    images, labels = cifar10.make_quick_cifar10(1000, seed=0)
     class_means = np.stack([images[labels == k].mean(axis=(0, 1, 2)) for k in range(10)])
     # every class has about the same mean colour (what is left is sampling noise of 100 random colours)
     assert np.ptp(class_means, axis=0).max() < 40
@@ -43,7 +44,7 @@ def test_make_quick_cifar10_classes_differ_in_shape_not_colour() -> None:
 
 
 def test_quick_cifar10_is_cached_and_reused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    first = utils.quick_cifar10(tmp_path, n_train=50, n_test=20, seed=1)
+    first = cifar10.quick_cifar10(tmp_path, n_train=50, n_test=20, seed=1)
     files = list((tmp_path / "cifar10-quick").iterdir())
     assert [f.name for f in files] == ["sample-v1-seed1-50-20.pt"]  # one file, no temporary left behind
     assert [a.shape[0] for a in first] == [50, 50, 20, 20]
@@ -51,38 +52,38 @@ def test_quick_cifar10_is_cached_and_reused(tmp_path: Path, monkeypatch: pytest.
     def fail(*args: object, **kwargs: object) -> None:
         raise AssertionError("the cached sample should have been read, not regenerated")
 
-    monkeypatch.setattr(utils, "make_quick_cifar10", fail)
-    second = utils.quick_cifar10(tmp_path, n_train=50, n_test=20, seed=1)
+    monkeypatch.setattr(cifar10, "make_quick_cifar10", fail)
+    second = cifar10.quick_cifar10(tmp_path, n_train=50, n_test=20, seed=1)
     assert all(np.array_equal(a, b) for a, b in zip(first, second, strict=True))
 
 
 def test_quick_cifar10_rebuilds_a_damaged_cache(tmp_path: Path) -> None:
-    first = utils.quick_cifar10(tmp_path, n_train=30, n_test=10)
+    first = cifar10.quick_cifar10(tmp_path, n_train=30, n_test=10)
     path = tmp_path / "cifar10-quick" / "sample-v1-seed0-30-10.pt"
     path.write_bytes(b"not a torch.save file")
-    again = utils.quick_cifar10(tmp_path, n_train=30, n_test=10)
+    again = cifar10.quick_cifar10(tmp_path, n_train=30, n_test=10)
     assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
     assert path.stat().st_size > 1000
 
 
 def test_quick_train_and_test_splits_differ(tmp_path: Path) -> None:
-    train_images, _, test_images, _ = utils.quick_cifar10(tmp_path, n_train=30, n_test=30)
+    train_images, _, test_images, _ = cifar10.quick_cifar10(tmp_path, n_train=30, n_test=30)
     assert not np.array_equal(train_images, test_images)
 
 
 # ---- dataset, transform, loaders -----------------------------------------------------------------------
 
 
-def _small_set(transform: object = None) -> utils.CIFARArrays:
-    images, labels = utils.make_quick_cifar10(20, seed=0)
-    return utils.CIFARArrays(images, labels, utils.QUICK_CIFAR10_CLASSES, transform)
+def _small_set(transform: object = None) -> cifar10.CIFARArrays:
+    images, labels = cifar10.make_quick_cifar10(20, seed=0)
+    return cifar10.CIFARArrays(images, labels, cifar10.QUICK_CIFAR10_CLASSES, transform)
 
 
 def test_cifar10_transform_scales_and_normalises() -> None:
     image = np.full((32, 32, 3), 255, dtype=np.uint8)
-    out = utils.cifar10_transform()(image)
+    out = cifar10.cifar10_transform()(image)
     assert out.shape == (3, 32, 32) and out.dtype == torch.float32
-    expected = (1 - torch.tensor(utils.CIFAR10_MEAN)) / torch.tensor(utils.CIFAR10_STD)
+    expected = (1 - torch.tensor(cifar10.CIFAR10_MEAN)) / torch.tensor(cifar10.CIFAR10_STD)
     assert torch.allclose(out[:, 0, 0], expected)
 
 
@@ -90,49 +91,49 @@ def test_cifar_arrays_items_and_validation() -> None:
     raw = _small_set()
     image, label = raw[3]
     assert isinstance(image, np.ndarray) and image.shape == (32, 32, 3) and isinstance(label, int)
-    assert len(raw) == 20 and raw.classes == list(utils.QUICK_CIFAR10_CLASSES)
-    tensor, same_label = _small_set(utils.cifar10_transform())[3]
+    assert len(raw) == 20 and raw.classes == list(cifar10.QUICK_CIFAR10_CLASSES)
+    tensor, same_label = _small_set(cifar10.cifar10_transform())[3]
     assert tensor.shape == (3, 32, 32) and same_label == label
     with pytest.raises(ValueError, match="uint8"):
-        utils.CIFARArrays(np.zeros((2, 32, 32, 3), dtype=np.float32), [0, 1], ["a", "b"])
+        cifar10.CIFARArrays(np.zeros((2, 32, 32, 3), dtype=np.float32), [0, 1], ["a", "b"])
     with pytest.raises(ValueError, match="labels"):
-        utils.CIFARArrays(np.zeros((2, 32, 32, 3), dtype=np.uint8), [0], ["a"])
+        cifar10.CIFARArrays(np.zeros((2, 32, 32, 3), dtype=np.uint8), [0], ["a"])
 
 
 def test_dataset_pickles_for_spawned_workers() -> None:
-    dataset = _small_set(utils.cifar10_transform())
+    dataset = _small_set(cifar10.cifar10_transform())
     restored = pickle.loads(pickle.dumps(dataset))  # what "spawn" does to send it to each worker
     assert torch.equal(restored[5][0], dataset[5][0]) and restored[5][1] == dataset[5][1]
 
 
 def test_dataloader_with_a_spawned_worker() -> None:
-    loader = DataLoader(_small_set(utils.cifar10_transform()), batch_size=8, num_workers=1,
+    loader = DataLoader(_small_set(cifar10.cifar10_transform()), batch_size=8, num_workers=1,
                         multiprocessing_context=multiprocessing.get_context("spawn"))
     inputs, targets = next(iter(loader))
     assert inputs.shape == (8, 3, 32, 32) and targets.dtype == torch.int64
 
 
 def test_cifar10_datasets_quick(tmp_path: Path) -> None:
-    train_set, test_set = utils.cifar10_datasets(quick=True, root=tmp_path)
+    train_set, test_set = cifar10.cifar10_datasets(quick=True, root=tmp_path)
     assert (len(train_set), len(test_set)) == (3000, 1000)
-    assert train_set.classes == test_set.classes == list(utils.QUICK_CIFAR10_CLASSES)
+    assert train_set.classes == test_set.classes == list(cifar10.QUICK_CIFAR10_CLASSES)
     assert train_set[0][0].shape == (3, 32, 32)
 
 
 def test_device_batches_match_the_transform() -> None:
-    dataset = _small_set(utils.cifar10_transform())
+    dataset = _small_set(cifar10.cifar10_transform())
     images, labels = torch.from_numpy(dataset.images), torch.from_numpy(dataset.labels)
-    batches = list(utils.cifar10_device_batches(images, labels, batch_size=8, shuffle=False))
+    batches = list(cifar10.cifar10_device_batches(images, labels, batch_size=8, shuffle=False))
     assert [len(y) for _, y in batches] == [8, 8, 4]
     expected = torch.stack([dataset[i][0] for i in range(8)])
     assert torch.equal(batches[0][0], expected) and batches[0][1].tolist() == dataset.labels[:8].tolist()
-    shuffled = list(utils.cifar10_device_batches(images, labels, 8, generator=torch.Generator().manual_seed(0)))
+    shuffled = list(cifar10.cifar10_device_batches(images, labels, 8, generator=torch.Generator().manual_seed(0)))
     seen = torch.cat([y for _, y in shuffled])
     assert sorted(seen.tolist()) == sorted(labels.tolist()) and not torch.equal(seen, labels)
 
 
 def test_cifar10_cnn_shapes() -> None:
-    model = utils.cifar10_cnn()
+    model = cifar10.cifar10_cnn()
     assert model(torch.zeros(2, 3, 32, 32)).shape == (2, 10)
     assert sum(p.numel() for p in model.parameters()) == 145_578
 
@@ -142,7 +143,7 @@ def test_cifar10_cnn_shapes() -> None:
 
 def _assert_clear_message(message: str) -> None:
     assert message.startswith("Real CIFAR-10 is not available")
-    assert utils.CIFAR10_ARCHIVE in message and "NB_QUICK=1" in message  # both fixes are named
+    assert cifar10.CIFAR10_ARCHIVE in message and "NB_QUICK=1" in message  # both fixes are named
     assert "torchvision.datasets.CIFAR10.url" in message and "http" not in message
 
 
@@ -154,7 +155,7 @@ def test_offline_download_gives_one_clear_message(tmp_path: Path, monkeypatch: p
 
     monkeypatch.setattr(torchvision.datasets.cifar, "download_and_extract_archive", offline)
     with pytest.raises(RuntimeError) as caught:
-        utils.load_cifar10(train=True, root=tmp_path)
+        cifar10.load_cifar10(train=True, root=tmp_path)
     message = str(caught.value)
     _assert_clear_message(message)
     assert "could not download it into" in message and "URLError" in message and str(tmp_path) in message
@@ -169,19 +170,19 @@ def test_full_mode_datasets_never_fall_back_to_the_sample(tmp_path: Path, monkey
 
     monkeypatch.setattr(torchvision.datasets.cifar, "download_and_extract_archive", offline)
     with pytest.raises(RuntimeError, match="Real CIFAR-10 is not available"):
-        utils.cifar10_datasets(quick=False, root=tmp_path)
+        cifar10.cifar10_datasets(quick=False, root=tmp_path)
     assert not (tmp_path / "cifar10-quick").exists()
 
 
 def test_missing_files_without_download(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError) as caught:
-        utils.load_cifar10(train=False, root=tmp_path / "empty", download=False)
+        cifar10.load_cifar10(train=False, root=tmp_path / "empty", download=False)
     _assert_clear_message(str(caught.value))
     assert "could not find it in" in str(caught.value)
 
 
 def test_message_shows_paths_inside_the_repo_relative() -> None:
-    message = utils.cifar10_unavailable_message(utils.DATA_DIR, OSError("disk full"))
+    message = cifar10.cifar10_unavailable_message(utils.DATA_DIR, OSError("disk full"))
     assert "into data/ (OSError: disk full)" in message and str(utils.ROOT) not in message
 
 
@@ -191,18 +192,18 @@ def test_load_cifar10_reads_torchvision_files(tmp_path: Path, monkeypatch: pytes
 
     folder = tmp_path / CIFAR10.base_folder
     folder.mkdir()
-    images, labels = utils.make_quick_cifar10(20, seed=0)
+    images, labels = cifar10.make_quick_cifar10(20, seed=0)
     rows = images.transpose(0, 3, 1, 2).reshape(20, -1)  # CIFAR's on-disk layout: 3072 bytes, channel-major
     for name, _ in CIFAR10.train_list + CIFAR10.test_list:
         batch = {"data": rows, "labels": labels.tolist()}
         (folder / name).write_bytes(pickle.dumps(batch))
-    meta = {"label_names": list(utils.QUICK_CIFAR10_CLASSES)}
+    meta = {"label_names": list(cifar10.QUICK_CIFAR10_CLASSES)}
     (folder / CIFAR10.meta["filename"]).write_bytes(pickle.dumps(meta))
     # our fake files have other checksums than the real ones torchvision verifies
     monkeypatch.setattr(torchvision.datasets.cifar, "check_integrity", lambda *args, **kwargs: True)
-    got_images, got_labels, classes = utils.load_cifar10(train=False, root=tmp_path)
+    got_images, got_labels, classes = cifar10.load_cifar10(train=False, root=tmp_path)
     assert np.array_equal(got_images, images) and np.array_equal(got_labels, labels)
-    assert classes == list(utils.QUICK_CIFAR10_CLASSES)
+    assert classes == list(cifar10.QUICK_CIFAR10_CLASSES)
 
 
 # ---- the benchmark ----------------------------------------------------------------------------------------
