@@ -32,9 +32,9 @@ ROOT = found[0] if found else Path(REPO_URL.rsplit("/", 1)[1]).resolve()
 if not (ROOT / "utils.py").is_file():  # opened on its own (Colab, Kaggle): download the project once
     git = subprocess.run(["git", "clone", "-q", "--depth", "1", REPO_URL, str(ROOT)], capture_output=True, text=True)
     if git.returncode != 0:
-        raise RuntimeError(f"Could not download {{REPO_URL}} ({{git.stderr.strip() or 'git failed'}}). Fix: turn on "
-                           "the runtime's internet access, or put the project's folder beside this notebook; then "
-                           "run this cell again.")
+        said = (git.stderr.strip() or "git failed").splitlines()[0]
+        raise RuntimeError(f"Could not download {{REPO_URL}} ({{said}}). Fix: turn on the runtime's internet "
+                           "access, or put the project's folder beside this notebook; then run this cell again.")
 sys.path.insert(0, str(ROOT))
 import utils
 
