@@ -16,13 +16,12 @@ import nbformat
 from nbval.plugin import comment_markers, find_comment_markers, find_metadata_tags
 
 from tools import notebook_template as template
+from tools.student_edition import SOLUTION, is_solution
 
 MAX_BYTES = 1_000_000
 NAME = re.compile(r"^(\d\d)_[a-z0-9]+(_[a-z0-9]+)*\.ipynb$")
 MACHINE_PATH = re.compile(r"(/root/|/home/[^/\s]+/|/Users/[^/\s]+/|/tmp/|/work/|/content/|[A-Z]:\\\\Users)")
 CUDA_STRING = re.compile(r"cuda:\d|device='cuda|device\(type='cuda")
-SOLUTION = "# Solution"
-"""First line of an exercise's solution cell (collapsed, code and output; removed in the student edition)."""
 
 Notebook = Any  # an nbformat NotebookNode
 
@@ -40,11 +39,6 @@ def code_cells(nb: Notebook) -> list[Any]:
 def nbval_options(cell: Any) -> dict[str, Any]:
     """Return what nbval will do with ``cell``: e.g. ``{"check": False}`` (ignore output), ``{"skip": True}``."""
     return {**dict(find_comment_markers(cell.source)), **dict(find_metadata_tags(cell.metadata))}
-
-
-def is_solution(cell: Any) -> bool:
-    """True for an exercise's solution cell."""
-    return cell.cell_type == "code" and cell.source.lstrip().startswith(SOLUTION)
 
 
 def check_name(name: str) -> list[str]:
