@@ -129,11 +129,10 @@ def import_d2l() -> Any:
 # ---- Devices ---------------------------------------------------------------------------------------------------------
 def get_device() -> torch.device:
     """Return the best usable device: the available accelerator (CUDA, MPS, ...) or else the CPU."""
-    accelerator = getattr(torch, "accelerator", None)
-    if accelerator is not None and hasattr(accelerator, "current_accelerator"):
-        # check_available=True: without it a CUDA build names "cuda" even on a machine with no GPU.
-        found = accelerator.current_accelerator(check_available=True)
-        return found if found is not None else torch.device("cpu")
+    accelerator = getattr(torch, "accelerator", None)  # PyTorch >= 2.6
+    if accelerator is not None:
+        # ask is_available() first: a CUDA build names "cuda" as its accelerator even on a machine with no GPU
+        return accelerator.current_accelerator() if accelerator.is_available() else torch.device("cpu")
     if torch.cuda.is_available():  # older PyTorch without torch.accelerator
         return torch.device("cuda")
     if torch.backends.mps.is_available():
