@@ -142,3 +142,8 @@ def test_readme_lists_notebook_with_colab_badge(path: Path) -> None:
     readme = (NOTEBOOK_DIR.parent / "README.md").read_text(encoding="utf-8")
     assert f"(notebooks/{path.name})" in readme
     assert template.badge(path.name) in readme
+
+
+def test_teachers_page_times_come_from_timings_json() -> None:
+    text = template.TEACHING.read_text(encoding="utf-8")
+    assert template.teaching_page_with_table(text) == text, "run tools/notebook_template.py"

@@ -118,6 +118,7 @@ def main(argv: list[str] | None = None) -> None:
         if not args.no_timings:
             record_time(path.stem, "full" if args.full else "quick", seconds)
             notebook_template.update_header(path)  # the header's time line follows timings.json
+            notebook_template.write_table()  # and so does the teacher's page
 
 
 if __name__ == "__main__":
