@@ -95,7 +95,8 @@ def timings_table(timings: dict[str, dict[str, Any]], names: list[str]) -> str:
             if run:
                 machines.add(f"{key.split('/')[1].upper()}: {run['machine']}, torch {run['torch']}")
         rows.append(f"| {name} | " + " | ".join(cells) + " |")
-    return "\n".join(rows) + "\n\nMeasured on " + "; ".join(sorted(machines)) + "."
+    where = "Measured on " + "; ".join(sorted(machines)) if machines else "Nothing measured yet"
+    return "\n".join(rows) + f"\n\n{where}."
 
 
 def read_timings() -> dict[str, dict[str, Any]]:
