@@ -17,7 +17,8 @@ indices (its model converts each batch to float on the device, where that costs 
 - ``source, 2nd run``: what the source does once the .npy exists: ``np.load`` + ``torch.Tensor(list)``.
 - ``ours, build``: ``petimages.load_or_build_petimages(rebuild=True)``: scan and count problems, decode with
   PIL's draft mode on every core into one preallocated array, save one tensor file.
-- ``ours, cache``: the same call once the tensor file exists: ``torch.load`` of that file.
+- ``ours, cache``: the same call once the tensor file exists: a scan of the folders (every entry's name, size
+  and modification time, to check that the cache is not out of date), then ``torch.load`` of that file.
 
 Goals (2-core CPU): ``ours, build`` >= 2x faster than ``source``; ``ours, cache`` >= 100x faster than
 ``ours, build``. OpenCV is needed only for the ``source`` rows (``pip install opencv-python-headless``, not in

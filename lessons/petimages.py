@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 import torch
@@ -19,8 +19,20 @@ from utils import DATA_DIR, atomic_save, shown_path
 PET_CLASSES: tuple[str, str] = ("Cat", "Dog")
 """Folder names under ``PetImages/``; an image's label is its folder's index here (cat 0, dog 1)."""
 
-PET_KINDS: tuple[str, ...] = ("kept", "grayscale", "CMYK", "corrupt EXIF", "zero-byte", "not an image", "unreadable")
-"""Rows of the cleaning report: images kept (some converted or warned about on the way), then files skipped."""
+PET_KINDS: tuple[str, ...] = (
+    "kept", "grayscale", "CMYK", "corrupt EXIF", "truncated", "zero-byte", "not an image", "unreadable",
+)
+"""Rows every cleaning report starts with (``make_quick_petimages`` writes one file of each): images kept, what
+some of them had (converted, warned about, decoded from a file that ends early), then three reasons to skip a file.
+Rows for other image modes and for the rarer reasons in ``PET_SKIP_KINDS`` are added when they occur."""
+
+PET_SKIP_KINDS: tuple[str, ...] = (
+    "zero-byte", "not an image", "unreadable", "not a file", "broken link", "unsupported mode",
+)
+"""Why an entry of a class folder is skipped. Each entry is counted once: as "kept" or as one of these."""
+
+PETIMAGES_CACHE_FORMAT = 2
+"""Version of the cache file ``load_or_build_petimages`` writes (the first had no such key: names joined by "\n")."""
 
 PETIMAGES_URL = (
     "https://download.microsoft.com/download/3/E/1/3E1C3F21-ECDB-4869-8368-6DEBA77B919F/kagglecatsanddogs_5340.zip"
@@ -35,7 +47,7 @@ EXIF_WARNINGS = r"Possibly corrupt EXIF data|Corrupt EXIF data|Truncated File Re
 
 
 def download_file(url: str, path: str | os.PathLike[str], expected_bytes: int) -> Path:
-    """Download ``url`` to ``path`` with a progress bar, resuming an interrupted ``.part`` file; return ``path``."""
+    """Download ``url`` to ``path`` (making its folder), with a progress bar, resuming a ``.part`` file; return path."""
     import urllib.request
 
     path = Path(path)
@@ -51,6 +63,7 @@ def download_file(url: str, path: str | os.PathLike[str], expected_bytes: int) -
                 have = 0
             from tqdm.auto import tqdm
 
+            part.parent.mkdir(parents=True, exist_ok=True)  # only once the server answered: offline, nothing is made
             bar = tqdm(total=expected_bytes, initial=have, unit="B", unit_scale=True, desc=path.name,
                        disable=utils.is_quick_mode())
             with open(part, "ab" if have else "wb") as file, bar:
@@ -115,64 +128,200 @@ def get_petimages(data_dir: str | os.PathLike[str] = DATA_DIR, url: str = PETIMA
     return pets
 
 
-def load_petimage(path: str | os.PathLike[str], size: int = 50) -> tuple[np.ndarray | None, list[str], list[str]]:
-    """Return ``(pixels, notes, other_warnings)``: ``size``x``size`` uint8 grayscale, or None if unreadable."""
+def load_petimage(
+    path: str | os.PathLike[str], size: int = 50, keep_truncated: bool = True
+) -> tuple[np.ndarray | None, dict[str, str], list[str]]:
+    """Return ``(pixels, notes, other_warnings)`` for one photo file; nothing in the file makes it raise.
+
+    ``pixels``: ``size``x``size`` uint8 grayscale with the brightness a viewer shows, or None when the file is
+    skipped. ``notes``: ``{kind: detail}``, each kind a row of the cleaning report. For a kept image: its mode if
+    it is not RGB ("grayscale" for L, else the mode's name; 16-bit pixels are scaled to 8 bits, not clipped;
+    transparent parts come out as on a white page), "corrupt EXIF" (see ``EXIF_WARNINGS``) and "truncated". For a
+    skipped file exactly one note: "unreadable" (with the error's type), "not a file" (a directory, FIFO...) or
+    "unsupported mode" (32-bit pixels, whose white level the file does not state, and modes Pillow cannot turn
+    into gray). ``other_warnings``: every other warning, as ``"Category: message"``.
+
+    Truncated JPEGs: a JPEG that ends early is decoded as libjpeg (and so OpenCV, the source's reader) decodes it,
+    by adding the end-of-image marker that libjpeg inserts itself; whatever the file lacks comes out gray. It is
+    kept with the note "truncated", or with ``keep_truncated=False`` skipped as "unreadable" ("truncated"). The
+    choice is local to this call: Pillow's process-wide ``ImageFile.LOAD_TRUNCATED_IMAGES`` is never changed.
+    """
+    import io
     import re
     import warnings
 
-    from PIL import Image, ImageOps
-
-    notes: list[str] = []
+    notes: dict[str, str] = {}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            with Image.open(path) as image:
-                if image.mode != "RGB":  # grayscale, CMYK, palette...: converted below, not dropped
-                    notes.append({"L": "grayscale"}.get(image.mode, image.mode))
-                image.draft("L", (size, size))  # JPEG: decode at 1/2, 1/4 or 1/8 scale, straight to gray
-                ImageOps.exif_transpose(image, in_place=True)  # reads EXIF: phone photos the right way up
-                pixels = np.array(image.convert("L").resize((size, size), Image.Resampling.BILINEAR))
-        except Exception as error:  # reported by the caller with the file's name, never passed over silently
-            return None, [f"unreadable ({type(error).__name__})"], []
+            with _open_regular_file(path) as file:
+                try:
+                    pixels, mode = _decode(file, size)
+                except OSError as error:  # Pillow: "image file is truncated"
+                    if not (keep_truncated and _is_truncation(error)):
+                        raise
+                    file.seek(0)
+                    data = file.read()
+                    if not data.startswith(b"\xff\xd8"):  # not a JPEG
+                        raise
+                    pixels, mode = _decode(io.BytesIO(data + b"\xff\xd9"), size)  # JPEG's end-of-image marker
+                    notes["truncated"] = "the file ends early: its missing part is gray"
+        except _Skip as skip:  # reported by the caller with the file's name, never passed over silently
+            return None, {skip.kind: skip.detail}, []
+        except Exception as error:
+            return None, {"unreadable": "truncated" if _is_truncation(error) else type(error).__name__}, []
+    if mode != "RGB":  # grayscale, CMYK, palette, 16-bit...: converted, not dropped
+        notes[{"L": "grayscale"}.get(mode, mode)] = mode
     exif = [w for w in caught if re.search(EXIF_WARNINGS, str(w.message))]
+    if exif:
+        notes["corrupt EXIF"] = str(exif[0].message)
     others = [f"{w.category.__name__}: {w.message}" for w in caught if w not in exif]
-    return pixels, notes + ["corrupt EXIF"] * bool(exif), others
+    return pixels, notes, list(dict.fromkeys(others))  # a warning of a retried decode comes once, not twice
 
 
-def scan_petimages(root: str | os.PathLike[str]) -> tuple[list[tuple[str, int]], list[tuple[str, str]], dict]:
-    """Return ``(todo, skipped, counts)``: files to decode with labels, files skipped and why, counts per class."""
-    counts = {name: dict.fromkeys(PET_KINDS, 0) for name in PET_CLASSES}
-    todo, skipped = [], []
-    for label, name in enumerate(PET_CLASSES):
-        for path in sorted((Path(root) / name).iterdir()):
-            if path.suffix.lower() not in {".jpg", ".jpeg", ".png"}:
-                problem = "not an image"  # e.g. Thumbs.db, the thumbnail cache Windows leaves in folders
-            elif path.stat().st_size == 0:
-                problem = "zero-byte"
+def _is_truncation(error: Exception) -> bool:
+    """Return whether ``error`` is Pillow's "image file is truncated": the file ends before its image does."""
+    return isinstance(error, OSError) and str(error).startswith("image file is truncated")
+
+
+class _Skip(Exception):
+    """Raised inside ``load_petimage`` for a file it skips for a reason other than a decoding error."""
+
+    def __init__(self, kind: str, detail: str) -> None:
+        super().__init__(kind, detail)
+        self.kind, self.detail = kind, detail
+
+
+def _open_regular_file(path: str | os.PathLike[str]) -> BinaryIO:
+    """Return the file ``path`` opened for reading; raise ``_Skip("not a file", ...)`` for a directory, FIFO...
+
+    It is opened without blocking, so a FIFO (which would wait for a writer forever) is only looked at.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    file_type = _file_type(os.fstat(fd).st_mode)
+    if file_type != "file":
+        os.close(fd)
+        raise _Skip("not a file", file_type)
+    return open(fd, "rb")
+
+
+def _file_type(mode: int) -> str:
+    """Return ``"file"`` for a regular file's ``st_mode``, else what it is: directory, FIFO, socket or device."""
+    import stat
+
+    if stat.S_ISREG(mode):
+        return "file"
+    return "directory" if stat.S_ISDIR(mode) else "FIFO" if stat.S_ISFIFO(mode) else (
+        "socket" if stat.S_ISSOCK(mode) else "device")
+
+
+def _decode(source: Any, size: int) -> tuple[np.ndarray, str]:
+    """Return the image in ``source`` as ``size``x``size`` uint8 grayscale, and the mode it was stored in."""
+    from PIL import Image, ImageOps
+
+    with Image.open(source) as image:
+        mode = image.mode
+        image.draft("L", (size, size))  # JPEG: decode at 1/2, 1/4 or 1/8 scale, straight to gray
+        image.load()  # decode now: a broken file fails here, not in the conversions below
+        ImageOps.exif_transpose(image, in_place=True)  # reads EXIF: phone photos the right way up
+        if image.mode in ("I", "F"):  # white may be 255, 1.0, 65535...: the file does not say which
+            raise _Skip("unsupported mode", f"{image.mode}: 32-bit pixels, no known white level")
+        try:
+            if image.mode.startswith("I;16"):  # white is 65535; convert("L") would clip everything above 255
+                gray = Image.fromarray((np.asarray(image, dtype=np.float32) / 257).round().astype(np.uint8))
+            elif image.mode in ("LA", "La", "PA", "RGBA", "RGBa") or "transparency" in image.info:  # on white
+                white = Image.new("RGBA", image.size, "white")
+                gray = Image.alpha_composite(white, image.convert("RGBA")).convert("L")
             else:
-                todo.append((f"{name}/{path.name}", label))
-                continue
-            counts[name][problem] += 1
-            skipped.append((f"{name}/{path.name}", problem))
-    return todo, skipped, counts
+                gray = image.convert("L")
+        except ValueError as error:  # e.g. LAB: Pillow has no conversion to gray
+            raise _Skip("unsupported mode", image.mode) from error
+        return np.array(gray.resize((size, size), Image.Resampling.BILINEAR)), mode
 
 
-def build_petimages(root: str | os.PathLike[str], size: int = 50, workers: int | None = None) -> dict[str, Any]:
-    """Return the cleaned data set under ``root``: keys images (N, size, size) uint8, labels, files, counts, skipped.
+def _shown(name: str) -> str:
+    """Return ``name`` printable: bytes that are not UTF-8 (kept by ``os.listdir`` as surrogates) as ``\\xNN``."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
 
-    ``workers`` processes (default: one per core) decode; the results go straight into one preallocated array.
+
+def scan_petimages(
+    root: str | os.PathLike[str],
+) -> tuple[list[tuple[str, int]], list[tuple[str, str, str]], dict[str, dict[str, int]], str]:
+    """Return ``(todo, skipped, counts, fingerprint)`` for the folders ``root/Cat`` and ``root/Dog``.
+
+    Every entry of the two folders lands in exactly one place, and none stops the scan: ``todo`` holds
+    ``(name, label)`` for each file (or link to one) named .jpg, .jpeg or .png that is not empty; every other
+    entry is in ``skipped`` as ``(name as printed, kind, detail)`` and counted in ``counts[class][kind]``: "not an
+    image", "zero-byte", "not a file" (a directory, FIFO, socket), "broken link" (a dangling link or a loop of
+    links) or "unreadable" (cannot even be looked at). The names in ``todo`` are ``"Cat/<file name>"`` exactly as
+    ``os.listdir`` gives them. ``fingerprint`` is a hash of every entry's name, size and modification time.
+    """
+    import hashlib
+    import stat
+
+    counts = {name: dict.fromkeys(PET_KINDS, 0) for name in PET_CLASSES}
+    todo, skipped, listing = [], [], []
+    for label, name in enumerate(PET_CLASSES):
+        with os.scandir(Path(root) / name) as folder:
+            entries = sorted(folder, key=lambda entry: entry.name)
+        for entry in entries:
+            rel, kind, detail = f"{name}/{entry.name}", "", ""
+            try:
+                info = entry.stat()  # follows links
+                listing.append(f"{rel}\0{info.st_size} {info.st_mtime_ns}")  # no name holds a NUL character
+            except OSError as error:  # a dangling link, a loop of links, no permission to look
+                kind = "broken link" if _is_link(entry) else "unreadable"
+                detail = error.strerror or type(error).__name__
+                listing.append(f"{rel}\0{detail}")
+            else:
+                if not stat.S_ISREG(info.st_mode):
+                    kind, detail = "not a file", _file_type(info.st_mode)
+                elif not entry.name.lower().endswith((".jpg", ".jpeg", ".png")):
+                    kind = "not an image"  # e.g. Thumbs.db, the thumbnail cache Windows leaves in folders
+                elif info.st_size == 0:
+                    kind = "zero-byte"
+            if kind:
+                counts[name][kind] = counts[name].get(kind, 0) + 1
+                skipped.append((_shown(rel), kind, detail))
+            else:
+                todo.append((rel, label))
+    fingerprint = hashlib.sha256("\0".join(listing).encode("utf-8", "surrogatepass")).hexdigest()
+    return todo, skipped, counts, fingerprint
+
+
+def _is_link(entry: os.DirEntry) -> bool:
+    """Return whether ``entry`` is a symbolic link, False if even that cannot be found out."""
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return False
+
+
+def build_petimages(
+    root: str | os.PathLike[str], size: int = 50, workers: int | None = None, keep_truncated: bool = True
+) -> dict[str, Any]:
+    """Return the cleaned data set under ``root``: a dict of images, labels, files, counts, skipped and more.
+
+    images (N, size, size) uint8 and labels (N,) int64 (the index in ``PET_CLASSES``) of the kept images, files
+    their names (``"Cat/0.jpg"``, exactly as on disk); ``counts[class][kind]``: for each class, "kept" plus one
+    of ``PET_SKIP_KINDS`` per entry that is not kept (they add up to the entries in the class folder), and, among
+    the kept images, how many had each note of ``load_petimage``; skipped: ``(name as printed, kind, detail)``
+    per skipped entry; fingerprint (``scan_petimages``'s) and keep_truncated (``load_petimage``'s) record what the
+    data were built from. ``workers`` processes (default: one per core) decode; the results go straight into one
+    preallocated array.
     """
     import contextlib
     import warnings
     from concurrent.futures import ProcessPoolExecutor
     from functools import partial
 
-    todo, skipped, counts = scan_petimages(root)
+    todo, skipped, counts, fingerprint = scan_petimages(root)
     images = np.empty((len(todo), size, size), dtype=np.uint8)
     labels = np.empty(len(todo), dtype=np.int64)
     files: list[str] = []
     workers = workers or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
-    decode, paths = partial(load_petimage, size=size), [Path(root) / rel for rel, _ in todo]
+    decode = partial(load_petimage, size=size, keep_truncated=keep_truncated)
+    paths = [Path(root) / rel for rel, _ in todo]
     with contextlib.ExitStack() as stack:
         if workers > 1:  # load_petimage is importable by name, so this also works where processes start by spawn
             pool = stack.enter_context(ProcessPoolExecutor(workers))
@@ -183,20 +332,20 @@ def build_petimages(root: str | os.PathLike[str], size: int = 50, workers: int |
             todo, utils.progress(results, total=len(todo), desc="decoding"), strict=True
         ):
             count = counts[PET_CLASSES[label]]
-            for note in notes:  # "grayscale", "CMYK", "corrupt EXIF", "unreadable (...)", other modes
-                count[note.split(" (")[0]] = count.get(note.split(" (")[0], 0) + 1
+            for kind in notes:  # a skip kind for a skipped file; for a kept one "grayscale", "truncated"...
+                count[kind] = count.get(kind, 0) + 1
             for message in others:  # any other warning reaches you, with the file's name
-                warnings.warn(f"{rel}: {message}", stacklevel=2)
+                warnings.warn(f"{_shown(rel)}: {message}", stacklevel=2)
             if pixels is None:
-                skipped.append((rel, notes[0]))
+                skipped += [(_shown(rel), kind, detail) for kind, detail in notes.items()]
                 continue
             images[len(files)], labels[len(files)] = pixels, label
             count["kept"] += 1
             files.append(rel)
-    if len(files) < len(todo):  # unreadable files left empty slots at the end
+    if len(files) < len(todo):  # skipped files left empty slots at the end
         images, labels = images[: len(files)].copy(), labels[: len(files)].copy()
     return {"images": torch.from_numpy(images), "labels": torch.from_numpy(labels), "files": files,
-            "counts": counts, "skipped": skipped}
+            "counts": counts, "skipped": skipped, "fingerprint": fingerprint, "keep_truncated": keep_truncated}
 
 
 def load_or_build_petimages(
@@ -205,31 +354,79 @@ def load_or_build_petimages(
     size: int = 50,
     rebuild: bool = False,
     workers: int | None = None,
+    keep_truncated: bool = True,
 ) -> dict[str, Any]:
-    """Return ``build_petimages(root, size, workers)``, read from the file ``cache`` unless missing or ``rebuild``."""
+    """Return ``build_petimages(root, size, workers, keep_truncated)``, read from the file ``cache`` if it is fresh.
+
+    Fresh: built with the same ``size`` and ``keep_truncated`` from the same files (``scan_petimages``'s
+    fingerprint: no entry added or removed since, none with another size or modification time). A cache that is
+    not fresh, damaged, or not readable with ``torch.load(weights_only=True)`` is rebuilt, and one printed line
+    says why; nothing is printed when the cache is used, missing, or ``rebuild`` asks for a new one.
+    """
     if Path(cache).is_file() and not rebuild:
-        data = torch.load(cache, weights_only=True)
-        if tuple(data["images"].shape[1:]) == (size, size):
-            return {**data, "files": data["files"].splitlines()}
-    data = build_petimages(root, size, workers)
-    atomic_save({**data, "files": "\n".join(data["files"])}, cache)  # one string loads faster than 25,000
+        data, why_not = _read_cache(cache, root, size, keep_truncated)
+        if data is not None:
+            return data
+        print(f"{Path(cache).name} {why_not}: rebuilding it")
+    data = build_petimages(root, size, workers, keep_truncated)
+    atomic_save(_cache_contents(data), cache)
     return data
+
+
+def _cache_contents(data: dict[str, Any]) -> dict[str, Any]:
+    """Return ``data`` as the cache file stores it: the file names joined into one string, with their lengths.
+
+    One string and a tensor load faster than 25,000 strings (``torch.load(weights_only=True)`` unpickles each
+    separately), and unlike names joined by newlines, the lengths give back names holding any character.
+    """
+    lengths = torch.tensor([len(name) for name in data["files"]], dtype=torch.int64)
+    return {**data, "files": "".join(data["files"]), "file_lengths": lengths, "format": PETIMAGES_CACHE_FORMAT}
+
+
+def _read_cache(
+    cache: str | os.PathLike[str], root: str | os.PathLike[str], size: int, keep_truncated: bool
+) -> tuple[dict[str, Any] | None, str]:
+    """Return ``(data, "")`` from the file ``cache`` if it is fresh for these settings, else ``(None, why not)``."""
+    import itertools
+
+    try:
+        stored = torch.load(cache, weights_only=True)
+        if stored.get("format") != PETIMAGES_CACHE_FORMAT:
+            return None, "was written in an older format"
+        ends = list(itertools.accumulate(stored.pop("file_lengths").tolist()))
+        joined, images, labels = stored.pop("files"), stored["images"], stored["labels"]
+        files = [joined[start:end] for start, end in itertools.pairwise([0, *ends])]
+        if (ends or [0])[-1] != len(joined) or not len(files) == len(images) == len(labels) or images.ndim != 3:
+            raise ValueError("the parts of the cache do not match")
+        built_with, fingerprint = stored["keep_truncated"], stored.pop("fingerprint")
+    except Exception as error:  # cut off, overwritten, not a cache at all: rebuilt, with the reason printed
+        return None, f"cannot be read ({type(error).__name__})"
+    if tuple(images.shape[1:]) != (size, size):
+        return None, f"holds {images.shape[1]}x{images.shape[2]} images, not {size}x{size}"
+    if built_with != keep_truncated:
+        return None, f"was built with keep_truncated={built_with}"
+    if fingerprint != scan_petimages(root)[3]:
+        return None, "is out of date: photos were added, removed or changed since it was built"
+    del stored["format"]
+    return {**stored, "files": files, "fingerprint": fingerprint}, ""
 
 
 def make_quick_petimages(root: str | os.PathLike[str], per_class: int = 400, seed: int = 0) -> Path:
     """Write a deterministic cats-vs-dogs sample in the real layout under ``root``; return its ``PetImages`` folder.
 
     Cats have pointed ears and striped foreheads, dogs floppy ears and spots; size, place, brightness, clutter
-    and noise vary, a fifth are grayscale. One file of every problem kind in ``PET_KINDS`` is added. A sample
-    already there with the same settings is kept.
+    and noise vary, a fifth are grayscale. With ``per_class`` >= 6, one file of every kind in ``PET_KINDS`` is
+    among them (``Dog/2.jpg`` lacks the last quarter of its bytes) or added. A sample already there with the
+    same settings is kept.
     """
+    import io
     import shutil
     import struct
 
     from PIL import Image
 
     pets = Path(root) / "PetImages"
-    stamp = f"quick PetImages v1: {per_class} per class, seed {seed}\n"
+    stamp = f"quick PetImages v2: {per_class} per class, seed {seed}\n"
     if (pets / "done.txt").is_file() and (pets / "done.txt").read_text() == stamp:
         return pets
     shutil.rmtree(pets, ignore_errors=True)
@@ -247,6 +444,10 @@ def make_quick_petimages(root: str | os.PathLike[str], per_class: int = 400, see
                 image.save(path, quality=85, exif=bad_exif)
             elif (label, index) == (1, 5):
                 image.convert("CMYK").save(path, quality=85)
+            elif (label, index) == (1, 2):  # cut off, as by an interrupted copy
+                buffer = io.BytesIO()
+                image.save(buffer, "JPEG", quality=85)
+                path.write_bytes(buffer.getvalue()[: len(buffer.getvalue()) * 3 // 4])
             else:
                 image.save(path, quality=85)
     (pets / "Cat" / "666.jpg").write_bytes(b"")  # the real set's two zero-byte files

@@ -1,10 +1,17 @@
-"""Unit tests for the PetImages helpers in utils.py (notebook 07) and a smoke test of their benchmark."""
+"""Unit tests for lessons/petimages.py (notebook 07) and a smoke test of its benchmark."""
 
 from __future__ import annotations
 
+import ast
+import errno
+import http.server
 import importlib.util
 import io
+import os
+import socket
 import struct
+import sys
+import threading
 import urllib.error
 import urllib.request
 import warnings
@@ -15,7 +22,7 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
-from PIL import Image, ImageOps
+from PIL import Image, ImageFile, ImageOps
 
 import utils
 from lessons import petimages
@@ -49,6 +56,8 @@ def _pet_folder(root: Path) -> Path:
     _photo(pets / "Dog" / "2.jpg", mode="CMYK")
     (pets / "Dog" / "3.jpg").write_bytes(b"<html>not a JPEG</html>")
     (pets / "Dog" / "11702.jpg").write_bytes(b"")
+    whole = _photo(pets / "Dog" / "4.jpg").read_bytes()
+    (pets / "Dog" / "4.jpg").write_bytes(whole[: len(whole) * 3 // 4])  # truncated
     return pets
 
 
@@ -59,7 +68,7 @@ def test_load_petimage_gives_small_grayscale_pixels(tmp_path: Path) -> None:
     path = _photo(tmp_path / "a.jpg", size=(500, 375))
     pixels, notes, others = petimages.load_petimage(path)
     assert pixels is not None and pixels.shape == (50, 50) and pixels.dtype == np.uint8
-    assert pixels.flags.writeable and notes == [] and others == []
+    assert pixels.flags.writeable and notes == {} and others == []
     assert pixels[:, :5].mean() < 40 < 215 < pixels[:, -5:].mean()  # the gradient survived
     assert petimages.load_petimage(path, size=32)[0].shape == (32, 32)
 
@@ -67,7 +76,7 @@ def test_load_petimage_gives_small_grayscale_pixels(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("mode", "note"), [("L", "grayscale"), ("CMYK", "CMYK")])
 def test_grayscale_and_cmyk_are_converted_not_dropped(mode: str, note: str, tmp_path: Path) -> None:
     pixels, notes, _ = petimages.load_petimage(_photo(tmp_path / "a.jpg", mode=mode))
-    assert pixels is not None and pixels.shape == (50, 50) and notes == [note]
+    assert pixels is not None and pixels.shape == (50, 50) and notes == {note: mode}
 
 
 def test_exif_orientation_is_applied(tmp_path: Path) -> None:
@@ -89,7 +98,7 @@ def test_corrupt_exif_is_counted_and_its_warning_filtered(tmp_path: Path) -> Non
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # ... but load_petimage lets nothing escape
         pixels, notes, others = petimages.load_petimage(path)
-    assert pixels is not None and notes == ["corrupt EXIF"] and others == []
+    assert pixels is not None and list(notes) == ["corrupt EXIF"] and others == []
 
 
 def test_warnings_are_filtered_by_message_not_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -101,24 +110,116 @@ def test_warnings_are_filtered_by_message_not_all(tmp_path: Path, monkeypatch: p
             warnings.warn(message, UserWarning, stacklevel=2)
 
     monkeypatch.setattr(ImageOps, "exif_transpose", warning_transpose)
-    assert petimages.load_petimage(path)[1:] == (["corrupt EXIF"], [])
+    assert petimages.load_petimage(path)[1:] == ({"corrupt EXIF": messages[0]}, [])
     messages.append("something else entirely")
-    assert petimages.load_petimage(path)[1:] == (["corrupt EXIF"], ["UserWarning: something else entirely"])
+    other = "UserWarning: something else entirely"
+    assert petimages.load_petimage(path)[1:] == ({"corrupt EXIF": messages[0]}, [other])
     messages.pop(0)
-    assert petimages.load_petimage(path)[1:] == ([], ["UserWarning: something else entirely"])
+    assert petimages.load_petimage(path)[1:] == ({}, [other])
 
 
 @pytest.mark.parametrize("content", [b"<html>a web page</html>", b"\xff\xd8\xff\xe0" + bytes(20)])
-def test_unreadable_files_give_none(content: bytes, tmp_path: Path) -> None:
+def test_unreadable_files_give_none_and_a_structured_reason(content: bytes, tmp_path: Path) -> None:
     (tmp_path / "bad.jpg").write_bytes(content)
     pixels, notes, others = petimages.load_petimage(tmp_path / "bad.jpg")
-    assert pixels is None and len(notes) == 1 and notes[0].startswith("unreadable (") and others == []
+    assert pixels is None and notes == {"unreadable": "UnidentifiedImageError"} and others == []  # nothing to parse
+    assert petimages.load_petimage(tmp_path / "missing.jpg")[1] == {"unreadable": "FileNotFoundError"}
 
 
-def test_truncated_jpeg_is_unreadable(tmp_path: Path) -> None:
+def test_no_permission_is_a_reason_not_a_crash(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _photo(tmp_path / "locked.jpg")
+    real_open = os.open
+
+    def locked_open(name: Any, flags: int, *args: Any) -> int:  # what chmod 000 does for anyone but root
+        if Path(name) == path:
+            raise PermissionError(13, "Permission denied", str(name))
+        return real_open(name, flags, *args)
+
+    monkeypatch.setattr(os, "open", locked_open)
+    assert petimages.load_petimage(path)[:2] == (None, {"unreadable": "PermissionError"})
+
+
+# ---- image modes: the right brightness, or skipped with a reason ------------------------------------------
+
+MID = 128
+
+
+def _mid_gray(mode: str) -> Image.Image:
+    """Return a 64x48 image in ``mode`` that a viewer shows as mid-gray (for I;16: 128 of 255 as 16 bits)."""
+    if mode.startswith("I;16"):
+        return Image.frombytes(mode, (64, 48), np.full((48, 64), MID * 257, "<u2" if mode == "I;16" else ">u2"))
+    if mode == "I":
+        return Image.fromarray(np.full((48, 64), MID * 257, np.int32))  # 16-bit data, as old Pillow read PNGs
+    if mode == "F":
+        return Image.fromarray(np.full((48, 64), MID / 255, np.float32))  # floats in [0, 1], as most float TIFFs
+    gray = Image.new("L", (64, 48), MID)
+    return gray.convert("P").convert("PA") if mode == "PA" else gray.convert(mode)
+
+
+@pytest.mark.parametrize(
+    ("mode", "fmt"),
+    [("1", "PNG"), ("L", "PNG"), ("LA", "PNG"), ("P", "PNG"), ("PA", "TIFF"), ("RGB", "PNG"), ("RGBA", "PNG"),
+     ("CMYK", "TIFF"), ("CMYK", "JPEG"), ("I;16", "PNG"), ("I;16", "TIFF"), ("I;16B", "TIFF")],
+)
+def test_every_mode_comes_out_with_its_brightness(mode: str, fmt: str, tmp_path: Path) -> None:
+    path = tmp_path / f"gray.{fmt.lower()}"
+    _mid_gray(mode).save(path, fmt)
+    with Image.open(path) as stored:
+        assert stored.mode == mode  # the file really holds this mode
+    pixels, notes, others = petimages.load_petimage(path)
+    assert pixels is not None and abs(pixels.mean() - MID) < 3, pixels.mean()  # 16-bit: not clipped to white
+    assert list(notes) == ([] if mode == "RGB" else ["grayscale" if mode == "L" else mode]) and others == []
+
+
+@pytest.mark.parametrize("mode", ["I", "F"])
+def test_32_bit_modes_are_skipped_with_a_reason(mode: str, tmp_path: Path) -> None:
+    _mid_gray(mode).save(tmp_path / "gray.tiff")
+    with Image.open(tmp_path / "gray.tiff") as stored:
+        assert stored.mode == mode and abs(stored.convert("L").getpixel((0, 0)) - MID) > 100  # Pillow clips
+    pixels, notes, _ = petimages.load_petimage(tmp_path / "gray.tiff")
+    assert pixels is None and list(notes) == ["unsupported mode"] and notes["unsupported mode"].startswith(mode)
+
+
+def test_modes_pillow_cannot_turn_gray_are_skipped_with_a_reason(tmp_path: Path) -> None:
+    Image.new("L", (64, 48), MID).convert("LAB").save(tmp_path / "lab.tiff")
+    assert petimages.load_petimage(tmp_path / "lab.tiff")[:2] == (None, {"unsupported mode": "LAB"})
+
+
+def test_transparent_parts_come_out_as_on_a_white_page(tmp_path: Path) -> None:
+    image = Image.new("RGBA", (64, 48), (0, 0, 0, 255))
+    image.paste((0, 0, 0, 0), (0, 0, 32, 48))  # left half: transparent (its hidden colour is black)
+    image.save(tmp_path / "cutout.png")
+    pixels, notes, _ = petimages.load_petimage(tmp_path / "cutout.png")
+    assert pixels[:, :20].min() == 255 and pixels[:, -20:].max() == 0 and list(notes) == ["RGBA"]
+
+
+# ---- truncated JPEGs: kept as libjpeg (OpenCV) decodes them, or skipped on request ------------------------------
+
+
+@pytest.mark.parametrize("missing", [2, 100, "quarter"])
+def test_truncated_jpeg_is_kept_like_libjpeg_and_counted(missing: int | str, tmp_path: Path) -> None:
     data = _photo(tmp_path / "a.jpg", size=(400, 300)).read_bytes()
-    (tmp_path / "cut.jpg").write_bytes(data[: len(data) // 2])
-    assert petimages.load_petimage(tmp_path / "cut.jpg")[0] is None
+    cut = data[: len(data) * 3 // 4] if missing == "quarter" else data[:-missing]
+    (tmp_path / "cut.jpg").write_bytes(cut)
+    (tmp_path / "fixed.jpg").write_bytes(cut + b"\xff\xd9")  # what libjpeg reads: a fake end-of-image marker
+    pixels, notes, others = petimages.load_petimage(tmp_path / "cut.jpg")
+    assert np.array_equal(pixels, petimages.load_petimage(tmp_path / "fixed.jpg")[0])
+    assert list(notes) == ["truncated"] and others == []
+    if missing == 2:  # only the end marker is missing: every pixel is there
+        assert np.array_equal(pixels, petimages.load_petimage(tmp_path / "a.jpg")[0])
+    if missing == "quarter":  # the bottom rows are lost: they come out gray
+        assert np.abs(pixels[-5:].astype(int) - 128).max() <= 2
+    strict = petimages.load_petimage(tmp_path / "cut.jpg", keep_truncated=False)
+    assert strict[:2] == (None, {"unreadable": "truncated"})
+    assert ImageFile.LOAD_TRUNCATED_IMAGES is False  # the user's process-wide setting is left alone
+
+
+def test_truncated_png_is_not_patched(tmp_path: Path) -> None:
+    Image.new("L", (64, 48), MID).save(tmp_path / "a.png")
+    data = (tmp_path / "a.png").read_bytes()
+    (tmp_path / "cut.png").write_bytes(data[: len(data) // 2])
+    pixels, notes, _ = petimages.load_petimage(tmp_path / "cut.png")
+    assert pixels is None and list(notes) == ["unreadable"]
 
 
 # ---- a folder --------------------------------------------------------------------------------------------
@@ -128,25 +229,39 @@ def test_truncated_jpeg_is_unreadable(tmp_path: Path) -> None:
 FORK_WARNING = "ignore:.*use of fork\\(\\) may lead to deadlocks:DeprecationWarning"
 
 EXPECTED_COUNTS = {
-    "Cat": {"kept": 5, "grayscale": 1, "CMYK": 0, "corrupt EXIF": 1, "zero-byte": 1, "not an image": 1,
-            "unreadable": 0},
-    "Dog": {"kept": 3, "grayscale": 0, "CMYK": 1, "corrupt EXIF": 0, "zero-byte": 1, "not an image": 0,
-            "unreadable": 1},
+    "Cat": {"kept": 5, "grayscale": 1, "CMYK": 0, "corrupt EXIF": 1, "truncated": 0, "zero-byte": 1,
+            "not an image": 1, "unreadable": 0},
+    "Dog": {"kept": 4, "grayscale": 0, "CMYK": 1, "corrupt EXIF": 0, "truncated": 1, "zero-byte": 1,
+            "not an image": 0, "unreadable": 1},
 }
+
+
+def _check_every_entry_is_counted_once(data: dict[str, Any], pets: Path) -> None:
+    """Assert the cleaning report adds up: per class, kept + every skip kind == the entries in its folder."""
+    for name in petimages.PET_CLASSES:
+        counts = data["counts"][name]
+        assert set(counts) >= set(petimages.PET_KINDS)
+        counted = counts["kept"] + sum(counts.get(kind, 0) for kind in petimages.PET_SKIP_KINDS)
+        assert counted == len(os.listdir(pets / name)), (name, counts)
+        assert counts["kept"] == sum(file.startswith(f"{name}/") for file in data["files"])
+    assert len(data["files"]) + len(data["skipped"]) == sum(len(os.listdir(pets / n)) for n in petimages.PET_CLASSES)
+    assert all(kind in petimages.PET_SKIP_KINDS for _, kind, _ in data["skipped"])
 
 
 @pytest.mark.filterwarnings(FORK_WARNING)
 @pytest.mark.parametrize("workers", [1, 2])
 def test_build_counts_every_problem_and_keeps_every_readable_image(workers: int, tmp_path: Path) -> None:
-    data = petimages.build_petimages(_pet_folder(tmp_path), workers=workers)
+    pets = _pet_folder(tmp_path)
+    data = petimages.build_petimages(pets, workers=workers)
     assert data["counts"] == EXPECTED_COUNTS
     assert sorted(data["skipped"]) == [
-        ("Cat/666.jpg", "zero-byte"), ("Cat/Thumbs.db", "not an image"),
-        ("Dog/11702.jpg", "zero-byte"), ("Dog/3.jpg", "unreadable (UnidentifiedImageError)"),
+        ("Cat/666.jpg", "zero-byte", ""), ("Cat/Thumbs.db", "not an image", ""),
+        ("Dog/11702.jpg", "zero-byte", ""), ("Dog/3.jpg", "unreadable", "UnidentifiedImageError"),
     ]
-    assert data["files"] == [f"Cat/{i}.jpg" for i in range(5)] + [f"Dog/{i}.jpg" for i in range(3)]
-    assert data["images"].shape == (8, 50, 50) and data["images"].dtype == torch.uint8
-    assert data["labels"].tolist() == [0] * 5 + [1] * 3 and data["labels"].dtype == torch.int64
+    assert data["files"] == [f"Cat/{i}.jpg" for i in range(5)] + [f"Dog/{i}.jpg" for i in (0, 1, 2, 4)]
+    assert data["images"].shape == (9, 50, 50) and data["images"].dtype == torch.uint8
+    assert data["labels"].tolist() == [0] * 5 + [1] * 4 and data["labels"].dtype == torch.int64
+    _check_every_entry_is_counted_once(data, pets)
     for index, file in enumerate(data["files"]):  # each slot holds its own file's pixels
         assert np.array_equal(data["images"][index].numpy(), petimages.load_petimage(tmp_path / "PetImages" / file)[0])
 
@@ -181,11 +296,155 @@ def test_cache_is_reused_and_rebuilt_on_request(tmp_path: Path, monkeypatch: pyt
     assert len(builds) == 1  # read from the cache
     assert torch.equal(first["images"], second["images"]) and torch.equal(first["labels"], second["labels"])
     assert first["files"] == second["files"] and first["counts"] == second["counts"]
-    assert [tuple(s) for s in second["skipped"]] == first["skipped"]
+    assert second["skipped"] == first["skipped"] and set(second) == set(first)  # the same dict, whichever way
     petimages.load_or_build_petimages(pets, cache, rebuild=True, workers=1)
     assert len(builds) == 2  # the rebuild switch
     assert petimages.load_or_build_petimages(pets, cache, size=32, workers=1)["images"].shape[1:] == (32, 32)
     assert len(builds) == 3  # a cache of another size is not used
+
+
+def _odd_entries(pets: Path) -> dict[str, tuple[str, str]]:
+    """Add to ``pets/Cat`` one entry of every kind a disk can hold; return {name: (kind, detail)} of the skipped."""
+    cat = pets / "Cat"
+    os.symlink("loop_b.jpg", cat / "loop_a.jpg")  # a loop of links: "Too many levels of symbolic links"
+    os.symlink("loop_a.jpg", cat / "loop_b.jpg")
+    os.symlink("nowhere.jpg", cat / "dangling.jpg")  # a link to nothing
+    os.symlink("0.jpg", cat / "link_to_0.jpg")  # a good link: kept
+    (cat / "album.jpg").mkdir()  # a folder named like a photo
+    (cat / "more photos").mkdir()
+    os.mkfifo(cat / "pipe.jpg")  # reading it would wait for a writer forever
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(cat / "socket.jpg"))
+    _photo(Path(os.fsdecode(bytes(cat) + b"/caf\xe9.jpg")))  # a name that is not UTF-8 (Latin-1): kept
+    Path(os.fsdecode(bytes(cat) + b"/vid\xe9.jpg")).write_bytes(b"")  # skipped, its name printable
+    loop, nothing = ("broken link", os.strerror(errno.ELOOP)), ("broken link", os.strerror(errno.ENOENT))
+    return {
+        "Cat/loop_a.jpg": loop, "Cat/loop_b.jpg": loop, "Cat/dangling.jpg": nothing,
+        "Cat/album.jpg": ("not a file", "directory"),
+        "Cat/more photos": ("not a file", "directory"), "Cat/pipe.jpg": ("not a file", "FIFO"),
+        "Cat/socket.jpg": ("not a file", "socket"), "Cat/vid\\xe9.jpg": ("zero-byte", ""),
+    }
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="FIFOs, Unix sockets and free symlinks are POSIX")
+@pytest.mark.filterwarnings(FORK_WARNING)
+@pytest.mark.parametrize("workers", [1, 2])
+def test_no_entry_stops_the_build(workers: int, tmp_path: Path) -> None:
+    pets = _pet_folder(tmp_path)
+    expected = _odd_entries(pets)
+    data = petimages.build_petimages(pets, workers=workers)
+    skipped = {name: (kind, detail) for name, kind, detail in data["skipped"]}
+    assert {name: skipped[name] for name in expected} == expected
+    assert data["counts"]["Cat"]["kept"] == 7 and {"Cat/link_to_0.jpg", "Cat/caf\udce9.jpg"} <= set(data["files"])
+    assert data["counts"]["Cat"]["zero-byte"] == 2
+    assert data["counts"]["Cat"]["broken link"] == 3 and data["counts"]["Cat"]["not a file"] == 4
+    _check_every_entry_is_counted_once(data, pets)
+
+
+@pytest.mark.parametrize("keep_truncated", [True, False])
+def test_cleaning_report_adds_up_to_the_entries_scanned(keep_truncated: bool, tmp_path: Path) -> None:
+    pets = _pet_folder(tmp_path)
+    if sys.platform != "win32":
+        _odd_entries(pets)
+    data = petimages.build_petimages(pets, workers=1, keep_truncated=keep_truncated)
+    _check_every_entry_is_counted_once(data, pets)
+    assert data["counts"]["Dog"]["kept"] == 4 if keep_truncated else 3
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="FIFOs are POSIX")
+def test_load_petimage_never_waits_on_a_fifo(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.jpg")
+    result = []
+    reader = threading.Thread(target=lambda: result.append(petimages.load_petimage(tmp_path / "pipe.jpg")), daemon=True)
+    reader.start()
+    reader.join(timeout=10)
+    assert result and result[0][:2] == (None, {"not a file": "FIFO"})
+    assert petimages.load_petimage(tmp_path)[:2] == (None, {"not a file": "directory"})
+
+
+ODD_NAMES = ["a\u2028b.jpg", "c\x85d.jpg", "e\rf.jpg", "g\nh.jpg", " i j .jpg", "ünï\u00a0cödé.jpg", "k\tl.jpg"]
+
+
+def test_file_names_of_any_characters_round_trip_through_the_cache(tmp_path: Path) -> None:
+    pets, cache = tmp_path / "PetImages", tmp_path / "images.pt"
+    names = [*ODD_NAMES, os.fsdecode(b"caf\xe9.jpg")] if sys.platform != "win32" else ODD_NAMES
+    for index, name in enumerate(names):  # each photo a different brightness, so a shifted name shows
+        path = pets / "Cat" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        Image.new("L", (64, 48), 20 + 25 * index).save(path, "JPEG")
+    (pets / "Dog").mkdir()
+    built = petimages.load_or_build_petimages(pets, cache, workers=1)
+    cached = petimages.load_or_build_petimages(pets, cache)
+    assert sorted(built["files"]) == sorted(f"Cat/{name}" for name in names) == sorted(cached["files"])
+    assert cached["files"] == built["files"] and torch.equal(cached["images"], built["images"])
+    for index, file in enumerate(cached["files"]):  # files[i] names the photo whose pixels are images[i]
+        assert np.array_equal(cached["images"][index].numpy(), petimages.load_petimage(pets / file)[0])
+
+
+def _damage(cache: Path, how: str) -> None:
+    data = cache.read_bytes()
+    if how == "empty":
+        cache.write_bytes(b"")
+    elif how == "cut off":
+        cache.write_bytes(data[: len(data) // 2])
+    elif how == "garbage":
+        cache.write_bytes(bytes(range(256)) * 40)
+    elif how == "older format":  # what the first version wrote: names joined by newlines
+        stored = torch.load(cache, weights_only=True)
+        names = [stored["files"][:3], stored["files"][3:]]
+        torch.save({k: v for k, v in stored.items() if k not in ("format", "file_lengths")} | {
+            "files": "\n".join(names)}, cache)
+    elif how == "other object":
+        torch.save(torch.zeros(3), cache)
+
+
+@pytest.mark.parametrize("how", ["empty", "cut off", "garbage", "older format", "other object"])
+def test_damaged_cache_is_rebuilt_with_a_message(how: str, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    pets, cache = _pet_folder(tmp_path), tmp_path / "images_50.pt"
+    first = petimages.load_or_build_petimages(pets, cache, workers=1)
+    _damage(cache, how)
+    capsys.readouterr()
+    again = petimages.load_or_build_petimages(pets, cache, workers=1)
+    message = capsys.readouterr().out
+    assert message.startswith("images_50.pt ") and message.endswith(": rebuilding it\n") and message.count("\n") == 1
+    assert ("older format" in message) == (how == "older format")
+    assert again["files"] == first["files"] and torch.equal(again["images"], first["images"])
+    assert petimages.load_or_build_petimages(pets, cache)["files"] == first["files"]  # the rebuilt cache is good
+    assert capsys.readouterr().out == ""
+
+
+def test_stale_cache_is_rebuilt_with_a_message(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    pets, cache = _pet_folder(tmp_path), tmp_path / "images_50.pt"
+    petimages.load_or_build_petimages(pets, cache, workers=1)
+    assert petimages.load_or_build_petimages(pets, cache)["counts"]["Cat"]["kept"] == 5
+    assert capsys.readouterr().out == ""  # fresh: nothing printed, so a notebook's output stays the same
+    stale = "images_50.pt is out of date: photos were added, removed or changed since it was built: rebuilding it\n"
+
+    _photo(pets / "Cat" / "new.jpg")  # added
+    assert petimages.load_or_build_petimages(pets, cache, workers=1)["counts"]["Cat"]["kept"] == 6
+    assert capsys.readouterr().out == stale
+    (pets / "Cat" / "0.jpg").unlink()  # removed
+    assert "Cat/0.jpg" not in petimages.load_or_build_petimages(pets, cache, workers=1)["files"]
+    assert capsys.readouterr().out == stale
+    _photo(pets / "Cat" / "1.jpg", mode="L")  # replaced by another photo
+    os.utime(pets / "Cat" / "1.jpg", ns=(1, 1))
+    assert petimages.load_or_build_petimages(pets, cache, workers=1)["counts"]["Cat"]["grayscale"] == 2
+    assert capsys.readouterr().out == stale
+    petimages.load_or_build_petimages(pets, cache)
+    petimages.load_or_build_petimages(pets, cache, rebuild=True, workers=1)
+    assert capsys.readouterr().out == ""  # fresh again; an asked-for rebuild needs no message either
+    petimages.load_or_build_petimages(pets, cache, size=32, workers=1)
+    assert capsys.readouterr().out == "images_50.pt holds 50x50 images, not 32x32: rebuilding it\n"
+    petimages.load_or_build_petimages(pets, cache, size=32, keep_truncated=False, workers=1)
+    assert capsys.readouterr().out == "images_50.pt was built with keep_truncated=True: rebuilding it\n"
+
+
+def test_every_torch_load_trusts_nothing(tmp_path: Path) -> None:
+    for path in (ROOT / "lessons" / "petimages.py", ROOT / "benchmarks" / "petimages_preprocess.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and ast.unparse(node.func) == "torch.load":
+                keywords = {k.arg: ast.unparse(k.value) for k in node.keywords}
+                assert keywords.get("weights_only") == "True", f"{path.name}:{node.lineno}"
 
 
 def test_quick_sample_is_deterministic_and_has_every_problem(tmp_path: Path) -> None:
@@ -203,6 +462,12 @@ def test_quick_sample_is_deterministic_and_has_every_problem(tmp_path: Path) -> 
     data = petimages.build_petimages(first, workers=1)
     for kind in petimages.PET_KINDS:
         assert sum(data["counts"][name][kind] for name in petimages.PET_CLASSES) >= 1, kind
+    assert data["counts"]["Dog"]["truncated"] == 1 and "Dog/2.jpg" in data["files"]  # kept, as OpenCV keeps it
+    _check_every_entry_is_counted_once(data, first)
+    strict = petimages.build_petimages(first, workers=1, keep_truncated=False)  # the other policy: one fewer
+    assert len(strict["files"]) == len(data["files"]) - 1
+    assert ("Dog/2.jpg", "unreadable", "truncated") in strict["skipped"]
+    _check_every_entry_is_counted_once(strict, first)
 
 
 def test_quick_sample_is_reused_unless_settings_change(tmp_path: Path) -> None:
@@ -315,6 +580,37 @@ def test_offline_gives_one_clear_message(monkeypatch: pytest.MonkeyPatch) -> Non
     assert "824,887,076 bytes" in message and "NB_QUICK=1" in message
     assert caught.value.__cause__ is None and caught.value.__suppress_context__  # one message, no chain
     assert not data_dir.exists()
+
+
+class _ZipHandler(http.server.BaseHTTPRequestHandler):
+    """Serves ``payload`` at every address, as a plain HTTP server that ignores Range requests does."""
+
+    payload = b""
+
+    def do_GET(self) -> None:  # noqa: N802 (the name http.server calls)
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(self.payload)))
+        self.end_headers()
+        self.wfile.write(self.payload)
+
+    def log_message(self, *args: Any) -> None:  # quiet
+        pass
+
+
+def test_download_into_a_folder_that_does_not_exist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    archive = _zip(tmp_path / "served.zip", {"PetImages/Cat/0.jpg": b"c", "PetImages/Dog/0.jpg": b"d"})
+    _ZipHandler.payload = archive.read_bytes()
+    monkeypatch.setattr(petimages, "PETIMAGES_ZIP_BYTES", len(_ZipHandler.payload))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _ZipHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        data_dir = tmp_path / "not" / "made" / "yet"
+        pets = petimages.get_petimages(data_dir, url=f"http://127.0.0.1:{server.server_port}/k.zip")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert pets == data_dir / "petimages" / "PetImages" and (pets / "Cat" / "0.jpg").read_bytes() == b"c"
+    assert (data_dir / "kagglecatsanddogs_5340.zip").read_bytes() == _ZipHandler.payload
 
 
 def test_get_petimages_skips_when_present(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
