@@ -59,7 +59,7 @@ class CIFARArrays(torch.utils.data.Dataset):
     """A dataset of images in one uint8 array (N, 32, 32, 3) with labels; item i is ``(transform(image), label)``.
 
     Real CIFAR-10 and the quick-mode sample both arrive in this class, so both go through the same transform
-    and DataLoader code. It lives in utils.py, not in a notebook, because DataLoader workers started with
+    and DataLoader code. It lives in this module, not in a notebook, because DataLoader workers started with
     "spawn" (the default on macOS and Windows) must import the dataset's class and its transform by name.
     """
 

@@ -1,4 +1,4 @@
-"""Unit tests for the CIFAR-10 helpers in utils.py (notebook 06) and a smoke test of benchmarks/cifar_loop.py."""
+"""Unit tests for lessons/cifar10.py (notebook 06) and a smoke test of benchmarks/cifar_loop.py."""
 
 from __future__ import annotations
 
@@ -214,10 +214,22 @@ def test_benchmark_smoke(capsys: pytest.CaptureFixture) -> None:
     assert spec is not None and spec.loader is not None
     benchmark = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(benchmark)
-    rows = benchmark.main(["--train-images", "64", "--test-images", "32", "--big-batch", "32", "--repeat", "1",
-                           "--warmup", "1", "--device", "cpu"])
+    threads = torch.get_num_threads()
+    try:
+        rows = benchmark.main(["--train-images", "64", "--test-images", "32", "--big-batch", "32", "--repeat", "1",
+                               "--warmup", "1", "--device", "cpu", "--compare-cpu", "--cpu-threads", "1"])
+        assert torch.get_num_threads() == 1  # --device cpu ran every CPU timing with --cpu-threads
+    finally:
+        torch.set_num_threads(threads)
     out = capsys.readouterr().out
     assert [(r["loop"], r["batch"]) for r in rows] == [("source", 64), ("notebook", 64), ("on-device+item", 64),
-                                                       ("on-device", 64), ("on-device+item", 32), ("on-device", 32)]
+                                                       ("on-device", 64), ("on-device+item", 32), ("on-device", 32),
+                                                       ("notebook (cpu)", 64)]
     assert rows[0]["ratio"] == 1.0 and all(r["train_ips"] > 0 and r["eval_ips"] > 0 for r in rows)
-    assert "train x source" in out and "best loop: " in out
+    lines = out.splitlines()
+    assert "train x source" in out and "1 CPU threads of" in lines[0]
+    # the headline is the like-for-like ratio; the rows at another batch size say that they change the optimisation
+    assert [line for line in lines if line.startswith("like for like (batch 64")]
+    big_rows = [line for line in lines if line.startswith("on-device") and " 32 " in line]
+    assert len(big_rows) == 2 and all(line.endswith(benchmark.BIG_BATCH_NOTE) for line in big_rows)
+    assert "CPU with 1 threads" in out and "cpu / cpu: " in out
