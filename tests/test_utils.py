@@ -6,8 +6,8 @@ import multiprocessing
 import random
 import subprocess
 import sys
-import types
 import time
+import types
 
 import numpy as np
 import pytest
@@ -75,7 +75,7 @@ def test_get_device_is_usable() -> None:
 
 
 def test_get_device_works_where_current_accelerator_has_no_check_available(monkeypatch: pytest.MonkeyPatch) -> None:
-    # torch.accelerator as PyTorch 2.6 and 2.7 have it: current_accelerator() takes no check_available argument
+    # torch.accelerator as PyTorch 2.6 has it: current_accelerator() takes no check_available argument
     def old_accelerator(available: bool) -> types.SimpleNamespace:
         return types.SimpleNamespace(is_available=lambda: available, current_accelerator=lambda: torch.device("cuda"))
 
@@ -213,7 +213,7 @@ def test_time_runs_times_each_call_after_the_warmup() -> None:
 def test_atomic_save_round_trip_and_keeps_old_file_on_failure(tmp_path) -> None:
     path = tmp_path / "sub" / "ckpt.pt"
     assert utils.atomic_save({"x": torch.arange(3)}, path) == path
-    assert torch.equal(torch.load(path)["x"], torch.arange(3))
+    assert torch.equal(torch.load(path, weights_only=True)["x"], torch.arange(3))
 
     class Unpicklable:
         def __reduce__(self):
@@ -221,51 +221,61 @@ def test_atomic_save_round_trip_and_keeps_old_file_on_failure(tmp_path) -> None:
 
     with pytest.raises(RuntimeError, match="boom"):
         utils.atomic_save({"bad": Unpicklable()}, path)
-    assert torch.equal(torch.load(path)["x"], torch.arange(3))  # the last good file survived
+    assert torch.equal(torch.load(path, weights_only=True)["x"], torch.arange(3))  # the last good file survived
     assert sorted(p.name for p in path.parent.iterdir()) == ["ckpt.pt"]  # no temporary file left
 
 
-def _save_repeatedly(path: str, writer: int, start, stop) -> None:
-    """Worker for the test below: save this writer's payload to ``path`` until told to stop."""
+def _save_repeatedly(path: str, writer: int, start, stop, failures) -> None:
+    """Worker for the test below: save this writer's payload to ``path`` until told to stop; count failed saves."""
     start.wait()
     while not stop.is_set():
-        utils.atomic_save({"writer": writer, "data": torch.full((100_000,), writer)}, path)
+        try:
+            utils.atomic_save({"writer": writer, "data": torch.full((1_000_000,), writer)}, path)
+        except Exception:  # e.g. another writer removed or renamed the temporary file: count it and go on
+            with failures.get_lock():
+                failures.value += 1
 
 
 def test_atomic_save_with_concurrent_writers_never_shows_a_broken_file(tmp_path) -> None:
     path = tmp_path / "ckpt.pt"
-    utils.atomic_save({"writer": 0, "data": torch.full((100_000,), 0)}, path)
+    utils.atomic_save({"writer": 0, "data": torch.full((1_000_000,), 0)}, path)
     context = multiprocessing.get_context("spawn")  # like DDP ranks, or two notebooks saving to one file
-    start, stop = context.Barrier(4), context.Event()
-    writers = [context.Process(target=_save_repeatedly, args=(str(path), w, start, stop)) for w in (1, 2, 3)]
+    start, stop, failures = context.Barrier(4), context.Event(), context.Value("i", 0)
+    args = [(str(path), writer, start, stop, failures) for writer in (1, 2, 3)]
+    writers = [context.Process(target=_save_repeatedly, args=a) for a in args]
     for process in writers:
         process.start()
-    start.wait()
-    good, broken, deadline = 0, [], time.monotonic() + 3
-    while time.monotonic() < deadline:
-        try:
-            checkpoint = torch.load(path, weights_only=True)
-            assert torch.equal(checkpoint["data"], torch.full((100_000,), checkpoint["writer"]))
-            good += 1
-        except Exception as error:  # a half-written or mixed file: what atomic_save exists to prevent
-            broken.append(type(error).__name__)
-    stop.set()
-    for process in writers:
-        process.join(timeout=60)
-    assert broken == [] and good > 0
-    assert [process.exitcode for process in writers] == [0, 0, 0]  # no writer failed either
+    try:
+        start.wait(timeout=120)  # all three writers are running
+        good, broken, deadline = 0, [], time.monotonic() + 2
+        while time.monotonic() < deadline:
+            try:
+                checkpoint = torch.load(path, weights_only=True)
+                assert torch.equal(checkpoint["data"], torch.full((1_000_000,), checkpoint["writer"]))
+                good += 1
+            except Exception as error:  # a half-written or mixed file: what atomic_save exists to prevent
+                broken.append(type(error).__name__)
+    finally:
+        stop.set()
+        for process in writers:
+            process.join(timeout=60)
+            if process.is_alive():
+                process.kill()
+    assert (len(broken), failures.value) == (0, 0) and good > 0  # no broken read, no failed save
+    assert [process.exitcode for process in writers] == [0, 0, 0]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ckpt.pt"]  # and none left a temporary file
 
 
 def test_atomic_save_is_not_disturbed_by_leftovers_of_killed_writers(tmp_path) -> None:
     path = tmp_path / "ckpt.pt"
-    leftovers = [tmp_path / "ckpt.pt.tmp", tmp_path / "ckpt.pt.3f9c0d2e8b7a41c6a5d4e3f2a1b0c9d8.tmp"]
-    for leftover in leftovers:  # the old fixed name, and a per-writer name; both half-written
-        leftover.write_bytes(b"PK\x03\x04 the first bytes of a checkpoint")
+    leftovers = ["ckpt.pt.tmp", "ckpt.pt.3f9c0d2e8b7a41c6a5d4e3f2a1b0c9d8.tmp"]  # the old fixed name; a unique one
+    for name in leftovers:  # half-written, as a killed writer leaves them
+        (tmp_path / name).write_bytes(b"PK\x03\x04 the first bytes of a checkpoint")
     assert utils.atomic_save({"x": torch.arange(3)}, path) == path
     assert torch.equal(torch.load(path, weights_only=True)["x"], torch.arange(3))
-    # A save cannot tell a killed writer's file from a live one's, so it leaves every other temporary file alone
-    assert all(leftover.read_bytes().startswith(b"PK") for leftover in leftovers)
+    # A save cannot tell a killed writer's temporary file from a live writer's, so it leaves them all alone
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["ckpt.pt", *leftovers])
+    assert all((tmp_path / name).read_bytes().startswith(b"PK") for name in leftovers)
 
 
 def _toy_loaders() -> tuple[list, list]:
