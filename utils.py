@@ -37,6 +37,9 @@ DATA_DIR: Path = ROOT / "data"
 QUICK_ENV = "NB_QUICK"
 """Environment variable that switches every notebook to quick mode; the test configuration sets it."""
 
+GENERATED_ENV = "NB_GENERATED_DATA"
+"""Set to 1 to run full mode on full-size generated data sets where the real ones cannot be downloaded."""
+
 
 def shown_path(path: str | os.PathLike[str]) -> str:
     """Return ``path`` relative to the repository root if it lies inside it (no machine paths in outputs)."""
@@ -45,9 +48,14 @@ def shown_path(path: str | os.PathLike[str]) -> str:
 
 
 # ---- Quick mode, seeding, progress bars ------------------------------------------------------------------------------
+def env_flag(name: str) -> bool:
+    """Return True when the environment variable ``name`` is set to 1, true, yes or on."""
+    return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
+
+
 def is_quick_mode() -> bool:
     """Return True when ``NB_QUICK`` is set to a true value (tests, CI, offline classrooms)."""
-    return os.environ.get(QUICK_ENV, "").strip().lower() in {"1", "true", "yes", "on"}
+    return env_flag(QUICK_ENV)
 
 
 def seed_everything(seed: int = 0) -> None:

@@ -199,12 +199,18 @@ def cifar10_datasets(
     """Return ``(train_set, test_set)``: real CIFAR-10, or with ``quick=True`` the generated sample.
 
     Both are ``CIFARArrays`` with the same transform (default ``cifar10_transform()``). Full mode downloads into
-    ``root`` and raises one clear error when it cannot; it never falls back to the sample on its own.
+    ``root`` and raises one clear error when it cannot; it never falls back to the sample on its own. Only when
+    ``NB_GENERATED_DATA=1`` is set does full mode use a generated set of CIFAR-10's size (50,000 + 10,000), and
+    it says so.
     """
     transform = cifar10_transform() if transform is None else transform
     if quick:
         train_images, train_labels, test_images, test_labels = quick_cifar10(root)
         classes: list[str] = list(QUICK_CIFAR10_CLASSES)
+    elif utils.env_flag(utils.GENERATED_ENV):
+        print(f"{utils.GENERATED_ENV} is set: generated CIFAR-shaped images (50,000 + 10,000), not CIFAR-10")
+        train_images, train_labels, test_images, test_labels = quick_cifar10(root, n_train=50_000, n_test=10_000)
+        classes = list(QUICK_CIFAR10_CLASSES)
     else:
         train_images, train_labels, classes = load_cifar10(train=True, root=root)
         test_images, test_labels, _ = load_cifar10(train=False, root=root)

@@ -98,10 +98,17 @@ def safe_extract(zip_path: str | os.PathLike[str], dest: str | os.PathLike[str])
 
 
 def get_petimages(data_dir: str | os.PathLike[str] = DATA_DIR, url: str = PETIMAGES_URL) -> Path:
-    """Return ``data_dir/petimages/PetImages``; download (resumable), check and extract it first if it is missing."""
+    """Return ``data_dir/petimages/PetImages``; download (resumable), check and extract it first if it is missing.
+
+    With ``NB_GENERATED_DATA=1`` set, return a generated set of the same size instead (``make_generated_petimages``)
+    and say so: for machines that cannot download the real photos.
+    """
     import shutil
 
     data_dir = Path(data_dir)
+    if utils.env_flag(utils.GENERATED_ENV):
+        print(f"{utils.GENERATED_ENV} is set: 25,000 generated PetImages-like JPEGs, not the real photos")
+        return make_generated_petimages(data_dir / "petimages-generated")
     pets = data_dir / "petimages" / "PetImages"
     if pets.is_dir():
         return pets
@@ -458,11 +465,50 @@ def make_quick_petimages(root: str | os.PathLike[str], per_class: int = 400, see
     return pets
 
 
-def _draw_pet(rng: np.random.Generator, dog: bool, noise: Any) -> Any:
-    """Return one generated PIL image of a cat or dog face among clutter (for ``make_quick_petimages``)."""
+def make_generated_petimages(
+    root: str | os.PathLike[str], per_class: int = 12_500, seed: int = 0, workers: int | None = None
+) -> Path:
+    """Write a PetImages-like set of the real one's size under ``root``; return its ``PetImages`` folder.
+
+    For full mode on a machine that cannot download the real photos (``NB_GENERATED_DATA=1``): ``per_class``
+    JPEGs per class drawn like the quick sample's, but 300-500 pixels wide like the real photos, written by
+    ``workers`` processes (default: one per core). A set already there with the same settings is kept.
+    """
+    import shutil
+    from concurrent.futures import ProcessPoolExecutor
+
+    pets = Path(root) / "PetImages"
+    stamp = f"generated PetImages v1: {per_class} per class, seed {seed}\n"
+    if (pets / "done.txt").is_file() and (pets / "done.txt").read_text() == stamp:
+        return pets
+    shutil.rmtree(pets, ignore_errors=True)
+    for name in PET_CLASSES:
+        (pets / name).mkdir(parents=True)
+    chunks = [(str(pets), start, min(start + 250, per_class), seed) for start in range(0, per_class, 250)]
+    with ProcessPoolExecutor(workers) as pool:
+        list(pool.map(_write_generated_chunk, chunks))
+    (pets / "done.txt").write_text(stamp)
+    return pets
+
+
+def _write_generated_chunk(chunk: tuple[str, int, int, int]) -> None:
+    """Write images ``start`` to ``stop`` of both classes (for ``make_generated_petimages``; one process each)."""
+    from PIL import Image
+
+    pets, start, stop, seed = chunk
+    rng = np.random.default_rng((seed, start))
+    noise = Image.fromarray(rng.normal(128, 60, (640, 640)).clip(0, 255).astype(np.uint8))
+    for index in range(start, stop):
+        for label, name in enumerate(PET_CLASSES):
+            image = _draw_pet(rng, dog=bool(label), noise=noise, widths=(300, 501))
+            image.save(f"{pets}/{name}/{index}.jpg", quality=85)
+
+
+def _draw_pet(rng: np.random.Generator, dog: bool, noise: Any, widths: tuple[int, int] = (120, 360)) -> Any:
+    """Return one generated PIL image of a cat or dog face among clutter, ``widths`` pixels wide (low, high)."""
     from PIL import Image, ImageDraw
 
-    width = int(rng.integers(120, 360))
+    width = int(rng.integers(*widths))
     height = int(width * rng.uniform(0.6, 1.25))
     side = min(width, height)
     background = int(rng.integers(0, 256))
@@ -496,7 +542,7 @@ def _draw_pet(rng: np.random.Generator, dog: bool, noise: Any) -> Any:
     for s in (-1, 1):  # eyes
         e = 0.12 * r
         draw.ellipse((cx + s * 0.4 * r - e, cy - 0.15 * r - e, cx + s * 0.4 * r + e, cy - 0.15 * r + e), fill=mark)
-    x0, y0 = int(rng.integers(0, 513 - width)), int(rng.integers(0, 513 - height))
+    x0, y0 = int(rng.integers(0, noise.width + 1 - width)), int(rng.integers(0, noise.height + 1 - height))
     image = Image.blend(image, noise.crop((x0, y0, x0 + width, y0 + height)), float(rng.uniform(0.1, 0.35)))
     if rng.random() < 0.8:  # tint four in five into RGB; the rest stay grayscale
         rgb = np.asarray(image, dtype=np.float32)[..., None] * rng.uniform(0.6, 1.4, 3).astype(np.float32)

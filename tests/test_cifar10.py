@@ -233,3 +233,19 @@ def test_benchmark_smoke(capsys: pytest.CaptureFixture) -> None:
     big_rows = [line for line in lines if line.startswith("on-device") and " 32 " in line]
     assert len(big_rows) == 2 and all(line.endswith(benchmark.BIG_BATCH_NOTE) for line in big_rows)
     assert "CPU with 1 threads" in out and "cpu / cpu: " in out
+
+
+def test_full_mode_uses_full_size_generated_data_only_when_asked(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    asked = []
+
+    def fake_sample(root: object, n_train: int = 3000, n_test: int = 1000) -> tuple[np.ndarray, ...]:
+        asked.append((n_train, n_test))
+        return cifar10.make_quick_cifar10(4) + cifar10.make_quick_cifar10(2)
+
+    monkeypatch.setattr(cifar10, "quick_cifar10", fake_sample)
+    monkeypatch.setenv(utils.GENERATED_ENV, "1")
+    train_set, test_set = cifar10.cifar10_datasets(quick=False)
+    assert asked == [(50_000, 10_000)] and len(train_set) == 4 and len(test_set) == 2
+    assert "generated CIFAR-shaped images (50,000 + 10,000), not CIFAR-10" in capsys.readouterr().out

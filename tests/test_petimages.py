@@ -644,3 +644,29 @@ def test_benchmark_smoke(capsys: pytest.CaptureFixture) -> None:
     has_cv2 = importlib.util.find_spec("cv2") is not None
     assert ("source" in seconds) == has_cv2  # without OpenCV the source's rows are skipped ...
     assert ("OpenCV is not installed" in capsys.readouterr().out) != has_cv2  # ... with a message
+
+
+def test_generated_full_size_set_replaces_the_download_only_when_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    calls = []
+    monkeypatch.setattr(petimages, "make_generated_petimages", lambda root: calls.append(root) or Path(root))
+    monkeypatch.setenv(utils.GENERATED_ENV, "1")
+    assert petimages.get_petimages(tmp_path, url="http://127.0.0.1:9/x") == tmp_path / "petimages-generated"
+    assert "generated PetImages-like JPEGs, not the real photos" in capsys.readouterr().out
+    monkeypatch.delenv(utils.GENERATED_ENV)
+    with pytest.raises(RuntimeError, match="PetImages is not available"):  # without the flag: the real download
+        petimages.get_petimages(tmp_path / "other", url="http://127.0.0.1:9/x")
+    assert len(calls) == 1
+
+
+def test_generated_set_has_real_photo_sizes_and_is_reused(tmp_path: Path) -> None:
+    pets = petimages.make_generated_petimages(tmp_path, per_class=3, workers=2)
+    widths = []
+    for path in sorted((pets / "Cat").iterdir()) + sorted((pets / "Dog").iterdir()):
+        with Image.open(path) as image:
+            widths.append(image.width)
+    assert len(widths) == 6 and all(300 <= w <= 500 for w in widths)
+    stamp = (pets / "done.txt").stat().st_mtime_ns
+    assert petimages.make_generated_petimages(tmp_path, per_class=3, workers=2) == pets
+    assert (pets / "done.txt").stat().st_mtime_ns == stamp  # kept, not written again

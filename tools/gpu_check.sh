@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Everything that measures the GPU path, on a machine with a CUDA GPU, in parts that each fit in a few minutes:
+#   info   the GPU, driver, torch and CUDA versions
+#   quick  every notebook in quick mode (executed copies in OUT/quick; times go to notebooks/timings.json)
+#   bench  benchmarks/cifar_loop.py at full size (with --compare-cpu) and benchmarks/petimages_preprocess.py on
+#          25,000 generated PetImages-like JPEGs
+#   full   every notebook in full mode, on full-size generated data where the real data cannot be downloaded
+#          (NB_GENERATED_DATA=1: 50,000 + 10,000 CIFAR-shaped images, 25,000 PetImages-like JPEGs)
+# Usage: bash tools/gpu_check.sh OUT_DIR PART...   (PYTHON=python3 by default; logs go to OUT_DIR/PART.log)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${1:?usage: tools/gpu_check.sh OUT_DIR PART...}
+shift
+mkdir -p "$out"
+PYTHON=${PYTHON:-python3}
+export PYTHONUNBUFFERED=1
+status=0
+for part in "$@"; do
+  start=$SECONDS
+  case $part in
+    info)
+      { date -u +"%Y-%m-%d %H:%M UTC"
+        nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+        "$PYTHON" -c 'import torch, torchvision, sys; print("torch", torch.__version__, "CUDA", torch.version.cuda,
+"torchvision", torchvision.__version__, "Python", sys.version.split()[0], "CPU cores", len(__import__("os").sched_getaffinity(0)))'
+      } >"$out/info.log" 2>&1 ;;
+    quick)
+      "$PYTHON" tools/run_notebooks.py --out "$out/quick" >"$out/quick.log" 2>&1 ;;
+    bench)
+      { echo "$ python benchmarks/cifar_loop.py --train-images 50000 --test-images 10000 --workers 4 --compare-cpu"
+        "$PYTHON" benchmarks/cifar_loop.py --train-images 50000 --test-images 10000 --workers 4 --compare-cpu
+        pets=$(NB_GENERATED_DATA=1 "$PYTHON" -c 'from lessons import petimages; print(petimages.get_petimages())')
+        echo "$ python benchmarks/petimages_preprocess.py --root <25,000 generated JPEGs> --repeat 2"
+        "$PYTHON" benchmarks/petimages_preprocess.py --root "$pets" --repeat 2
+      } >"$out/bench.log" 2>&1 ;;
+    full)
+      NB_GENERATED_DATA=1 "$PYTHON" tools/run_notebooks.py --full --out "$out/full" >"$out/full.log" 2>&1 ;;
+    *) echo "unknown part $part" >&2; exit 2 ;;
+  esac
+  code=$?
+  echo "$part: exit $code after $((SECONDS - start)) s" | tee -a "$out/parts.log"
+  [ "$code" = 0 ] || status=$code
+done
+exit "$status"
