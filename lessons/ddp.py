@@ -1,16 +1,25 @@
 """DistributedDataParallel for notebook 08: toy data and model, a free port, the worker that mp.spawn starts.
 
+The worker joins the process group (``join_group``), trains on its rank's shard (``train_shard``), saves the
+checkpoint from rank 0 behind a barrier and reports what it did (``ddp_worker``). ``child_stderr_to`` keeps what
+child processes print to stderr out of a notebook's outputs.
+
 Lesson module (see ``lessons/__init__.py`` for where code lives): it imports ``utils``; ``utils`` never imports it.
 Its unit tests are in ``tests/test_ddp.py``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import torch
+import torch.distributed as dist
 from torch import nn
+from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data import DataLoader, DistributedSampler
 
 from utils import atomic_save
 
@@ -36,41 +45,73 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def join_group(rank: int, world_size: int, port: int) -> torch.device:
+    """Join the process group as `rank`; return this process's device: GPU `rank`, or the CPU with too few GPUs."""
+    os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"] = "127.0.0.1", str(port)
+    if torch.cuda.device_count() >= world_size:  # one GPU per process, talking through NCCL
+        device = torch.device("cuda", rank)
+        torch.cuda.set_device(device)  # this process's plain "cuda" is now GPU `rank`
+        dist.init_process_group("nccl", rank=rank, world_size=world_size, device_id=device)
+    else:  # CPU processes, talking through gloo
+        device = torch.device("cpu")
+        torch.set_num_threads(1)  # the processes share the CPU's cores
+        dist.init_process_group("gloo", rank=rank, world_size=world_size)
+    return device
+
+
+def train_shard(model: nn.Module, device: torch.device, epochs: int, batch_size: int, lr: float,
+                seed: int) -> tuple[list[list[int]], torch.Tensor]:
+    """Train `model` wrapped in DDP on this rank's shard; return each epoch's example indices and every loss."""
+    ddp_model = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
+    dataset = ddp_toy_data(seed=seed)
+    sampler = DistributedSampler(dataset, shuffle=True, seed=seed)  # rank and world size from the group
+    loader = DataLoader(dataset, batch_size=batch_size, sampler=sampler)
+    optimizer = torch.optim.SGD(ddp_model.parameters(), lr=lr)
+    indices, losses = [], []
+    for epoch in range(epochs):
+        sampler.set_epoch(epoch)  # a new shuffle each epoch, the same one in every process
+        indices.append(list(sampler))
+        for inputs, targets in loader:
+            loss = nn.functional.cross_entropy(ddp_model(inputs.to(device)), targets.to(device))
+            optimizer.zero_grad()
+            loss.backward()  # DDP averages the gradients of all processes here
+            optimizer.step()
+            losses.append(loss.detach())
+    return indices, torch.stack(losses).cpu()
+
+
 def ddp_worker(rank: int, world_size: int, port: int, out_dir: str, epochs: int = 2, batch_size: int = 16,
                lr: float = 0.1, seed: int = 0) -> None:
-    """One DDP process: join the group, train ddp_toy_model on this rank's shard, save what it did to out_dir."""
-    import torch.distributed as dist
-    from torch.nn.parallel import DistributedDataParallel
-    from torch.utils.data import DataLoader, DistributedSampler
-
-    os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"] = "127.0.0.1", str(port)
-    use_gpus = torch.cuda.device_count() >= world_size  # one GPU per process, or else CPU processes
-    device = torch.device("cuda", rank) if use_gpus else torch.device("cpu")
-    if use_gpus:
-        torch.cuda.set_device(device)
-    else:
-        torch.set_num_threads(1)  # the processes share the CPU's cores
-    dist.init_process_group("nccl" if use_gpus else "gloo", rank=rank, world_size=world_size)
+    """One DDP process: train on this rank's shard; rank 0 saves checkpoint.pt; each rank writes rank<r>.pt."""
+    device = join_group(rank, world_size, port)
     try:
         torch.manual_seed(seed)  # the same initial weights in every process
         model = ddp_toy_model().to(device)
-        ddp_model = DistributedDataParallel(model, device_ids=[rank] if use_gpus else None)
-        dataset = ddp_toy_data(seed=seed)
-        sampler = DistributedSampler(dataset, num_replicas=world_size, rank=rank, shuffle=True, seed=seed)
-        loader = DataLoader(dataset, batch_size=batch_size, sampler=sampler)
-        optimizer = torch.optim.SGD(ddp_model.parameters(), lr=lr)
-        indices, losses = [], []
-        for epoch in range(epochs):
-            sampler.set_epoch(epoch)  # a new shuffle each epoch, the same one in every process
-            indices.append(list(sampler))
-            for inputs, targets in loader:
-                loss = nn.functional.cross_entropy(ddp_model(inputs.to(device)), targets.to(device))
-                optimizer.zero_grad()
-                loss.backward()  # DDP averages the gradients of all processes here
-                optimizer.step()
-                losses.append(loss.detach())
-        result = {"device": str(device), "backend": dist.get_backend(), "indices": indices,
-                  "losses": torch.stack(losses).cpu(), "model": {k: v.cpu() for k, v in model.state_dict().items()}}
-        atomic_save(result, Path(out_dir) / f"rank{rank}.pt")
+        indices, losses = train_shard(model, device, epochs, batch_size, lr, seed)
+        checkpoint = Path(out_dir) / "checkpoint.pt"
+        if rank == 0:  # one writer; the plain model's state_dict, without DDP's "module." prefix
+            atomic_save(model.state_dict(), checkpoint)
+        dist.barrier()  # every rank waits here until rank 0 has written the file
+        saved = torch.load(checkpoint, map_location="cpu", weights_only=True)  # e.g. to resume from it
+        state = {k: v.cpu() for k, v in model.state_dict().items()}
+        report = {"device": str(device), "backend": dist.get_backend(), "indices": indices, "losses": losses,
+                  "model": state, "read back": all(torch.equal(saved[k], state[k]) for k in state)}
+        atomic_save(report, Path(out_dir) / f"rank{rank}.pt")
     finally:
-        dist.destroy_process_group()
+        dist.destroy_process_group()  # free the group's connections, threads and communicators, even after an error
+
+
+@contextlib.contextmanager
+def child_stderr_to(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Inside the block, send file descriptor 2 (stderr), which child processes inherit, to the file at `path`.
+
+    Spawned processes write their tracebacks there; in a notebook they would otherwise appear as stderr output.
+    """
+    saved = os.dup(2)
+    try:
+        with open(path, "wb") as file:
+            os.dup2(file.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)

@@ -1,8 +1,11 @@
-"""Unit tests for the DistributedDataParallel helpers in utils.py (notebook 08)."""
+"""Unit tests for the DistributedDataParallel helpers in lessons/ddp.py (notebook 08)."""
 
 from __future__ import annotations
 
+import os
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import torch
@@ -38,6 +41,9 @@ def test_ddp_worker_copies_agree_and_equal_one_process(tmp_path: Path) -> None:
     assert all(r["backend"] == "gloo" and r["device"] == "cpu" for r in results) or torch.cuda.device_count() >= 2
     state = results[0]["model"]
     assert all(torch.equal(r["model"][k], state[k]) for r in results for k in state)  # identical copies
+    checkpoint = torch.load(tmp_path / "checkpoint.pt", weights_only=True)  # written by rank 0 only
+    assert list(checkpoint) == list(state) and all(torch.equal(checkpoint[k], state[k]) for k in state)
+    assert all(r["read back"] for r in results)  # every rank read the complete file after the barrier
     shards = [r["indices"][0] for r in results]
     assert sorted(i for shard in shards for i in shard) == list(range(512))  # disjoint, covering
     torch.manual_seed(0)  # one process on the combined batches ends with the same weights
@@ -51,3 +57,13 @@ def test_ddp_worker_copies_agree_and_equal_one_process(tmp_path: Path) -> None:
         loss.backward()
         optimizer.step()
     assert all(torch.allclose(single.state_dict()[k], state[k], atol=1e-5) for k in state)
+
+
+def test_child_stderr_to_catches_a_child_process_and_restores_stderr(tmp_path: Path) -> None:
+    log = tmp_path / "stderr.txt"
+    before = os.fstat(2)
+    with ddp.child_stderr_to(log):
+        subprocess.run([sys.executable, "-c", "import sys; sys.stderr.write('from the child')"], check=True)
+    assert log.read_text() == "from the child"
+    after = os.fstat(2)
+    assert (before.st_dev, before.st_ino) == (after.st_dev, after.st_ino)  # fd 2 is what it was
