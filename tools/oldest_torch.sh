@@ -5,7 +5,7 @@
 # Safe to run again. Usage: bash tools/oldest_torch.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-OLDEST_TORCH="2.8.0"        # the oldest supported PyTorch (Colab has shipped newer ones since autumn 2025)
+OLDEST_TORCH="2.8.0"        # the oldest supported PyTorch (older than the one Colab ships)
 OLDEST_TORCHVISION="0.23.0" # the torchvision built for it
 PYTHON="${PYTHON:-python3}"
 [ -x .venv-oldest/bin/python ] || "$PYTHON" -m venv .venv-oldest
