@@ -427,18 +427,14 @@ def make_quick_petimages(root: str | os.PathLike[str], per_class: int = 400, see
     same settings is kept.
     """
     import io
-    import shutil
     import struct
 
     from PIL import Image
 
     pets = Path(root) / "PetImages"
     stamp = f"quick PetImages v2: {per_class} per class, seed {seed}\n"
-    if (pets / "done.txt").is_file() and (pets / "done.txt").read_text() == stamp:
+    if _already_written(pets, stamp):
         return pets
-    shutil.rmtree(pets, ignore_errors=True)
-    for name in PET_CLASSES:
-        (pets / name).mkdir(parents=True)
     rng = np.random.default_rng(seed)
     noise = Image.fromarray(rng.normal(128, 60, (512, 512)).clip(0, 255).astype(np.uint8))
     # EXIF whose only tag points past the end of the block: Pillow warns while reading it
@@ -465,6 +461,18 @@ def make_quick_petimages(root: str | os.PathLike[str], per_class: int = 400, see
     return pets
 
 
+def _already_written(pets: Path, stamp: str) -> bool:
+    """True if ``pets/done.txt`` holds ``stamp``; otherwise empty ``pets`` and create its class folders."""
+    import shutil
+
+    if (pets / "done.txt").is_file() and (pets / "done.txt").read_text() == stamp:
+        return True
+    shutil.rmtree(pets, ignore_errors=True)
+    for name in PET_CLASSES:
+        (pets / name).mkdir(parents=True)
+    return False
+
+
 def make_generated_petimages(
     root: str | os.PathLike[str], per_class: int = 12_500, seed: int = 0, workers: int | None = None
 ) -> Path:
@@ -474,16 +482,12 @@ def make_generated_petimages(
     JPEGs per class drawn like the quick sample's, but 300-500 pixels wide like the real photos, written by
     ``workers`` processes (default: one per core). A set already there with the same settings is kept.
     """
-    import shutil
     from concurrent.futures import ProcessPoolExecutor
 
     pets = Path(root) / "PetImages"
     stamp = f"generated PetImages v1: {per_class} per class, seed {seed}\n"
-    if (pets / "done.txt").is_file() and (pets / "done.txt").read_text() == stamp:
+    if _already_written(pets, stamp):
         return pets
-    shutil.rmtree(pets, ignore_errors=True)
-    for name in PET_CLASSES:
-        (pets / name).mkdir(parents=True)
     chunks = [(str(pets), start, min(start + 250, per_class), seed) for start in range(0, per_class, 250)]
     with ProcessPoolExecutor(workers) as pool:
         list(pool.map(_write_generated_chunk, chunks))

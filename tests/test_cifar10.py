@@ -143,7 +143,7 @@ def test_cifar10_cnn_shapes() -> None:
 
 def _assert_clear_message(message: str) -> None:
     assert message.startswith("Real CIFAR-10 is not available")
-    assert cifar10.CIFAR10_ARCHIVE in message and "NB_QUICK=1" in message  # both fixes are named
+    assert cifar10.CIFAR10_ARCHIVE in message and f"{utils.QUICK_ENV}=1" in message  # both fixes are named
     assert "torchvision.datasets.CIFAR10.url" in message and "http" not in message
 
 

@@ -577,7 +577,7 @@ def test_offline_gives_one_clear_message(monkeypatch: pytest.MonkeyPatch) -> Non
     message = str(caught.value)
     assert message.startswith("PetImages is not available (Network is unreachable).")
     assert "put it at data/offline_test_never_created/kagglecatsanddogs_5340.zip" in message
-    assert "824,887,076 bytes" in message and "NB_QUICK=1" in message
+    assert "824,887,076 bytes" in message and f"{utils.QUICK_ENV}=1" in message
     assert caught.value.__cause__ is None and caught.value.__suppress_context__  # one message, no chain
     assert not data_dir.exists()
 

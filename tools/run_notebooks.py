@@ -70,7 +70,7 @@ def run(path: Path, out: Path | None = None) -> float:
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(
         nb,
-        timeout=600,
+        timeout=3600 if os.environ.get(utils.QUICK_ENV) is None else 600,  # full mode on a CPU: long cells
         kernel_name="python3",
         resources={"metadata": {"path": str(NOTEBOOKS)}},
         record_timing=False,
