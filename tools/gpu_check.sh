@@ -33,7 +33,7 @@ for part in "$@"; do
       "$PYTHON" benchmarks/cifar_loop.py --train-images 50000 --test-images 10000 --workers 4 --repeat 2 --compare-cpu \
         >>"$out/bench.log" 2>&1 ;;
     petbench)
-      { pets=$(NB_GENERATED_DATA=1 "$PYTHON" -c 'from lessons import petimages; print(petimages.get_petimages())')
+      { pets=$(NB_GENERATED_DATA=1 "$PYTHON" -c 'from lessons import petimages; print(petimages.get_petimages())' | tail -n 1)  # its last line: the folder
         echo "$ python benchmarks/petimages_preprocess.py --root <25,000 generated JPEGs> --repeat 2"
         "$PYTHON" benchmarks/petimages_preprocess.py --root "$pets" --repeat 2
       } >"$out/petbench.log" 2>&1 ;;
