@@ -47,6 +47,11 @@ def shown_path(path: str | os.PathLike[str]) -> str:
     return resolved.relative_to(ROOT).as_posix() if resolved.is_relative_to(ROOT) else str(path)
 
 
+def cpu_cores() -> int:
+    """Return how many CPU cores this process may run on (its affinity where the system has one)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 # ---- Quick mode, seeding, progress bars ------------------------------------------------------------------------------
 def env_flag(name: str) -> bool:
     """Return True when the environment variable ``name`` is set to 1, true, yes or on."""
@@ -59,11 +64,7 @@ def is_quick_mode() -> bool:
 
 
 def seed_everything(seed: int = 0) -> None:
-    """Seed Python, NumPy and PyTorch (the CPU and every accelerator); nothing else changes.
-
-    CPU float results are bit-identical only for the same seed *and* thread count: notebooks that store such
-    numbers also call ``torch.set_num_threads(2)`` in quick mode, in plain sight.
-    """
+    """Seed Python, NumPy and PyTorch (CPU and accelerators); the thread count is left to the notebooks."""
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
@@ -112,10 +113,7 @@ def check_runtime() -> None:
 
 
 def import_d2l() -> Any:
-    """Return the ``d2l.torch`` module, first installing d2l 1.0.3 *without* its old pins if it is missing.
-
-    d2l pins numpy 1.23.5 and more, which break on Python >= 3.12 and on Colab; torch is never (re)installed.
-    """
+    """Return ``d2l.torch``, installing d2l 1.0.3 if missing *without* its pins (old numpy; torch never touched)."""
     try:
         from d2l import torch as d2l
     except ModuleNotFoundError as error:

@@ -46,7 +46,6 @@ from __future__ import annotations
 import argparse
 import io
 import itertools
-import os
 import statistics
 import sys
 import tempfile
@@ -272,11 +271,6 @@ def run_on_cpu(args: argparse.Namespace, data: tuple) -> dict[str, object]:
         torch.set_num_threads(threads_before)
 
 
-def available_cores() -> int:
-    """Return how many CPU cores this process may run on."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Return the command-line options."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -292,7 +286,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--device", default=None, help="force a device, e.g. cpu (default: utils.get_device())")
     parser.add_argument("--compare-cpu", action="store_true",
                         help="also time the notebook loop on the CPU and print the device's speed-up over it")
-    parser.add_argument("--cpu-threads", type=int, default=available_cores(),
+    parser.add_argument("--cpu-threads", type=int, default=utils.cpu_cores(),
                         help="torch threads for every CPU timing (default: all cores this process may use)")
     return parser.parse_args(argv)
 
@@ -342,7 +336,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, object]]:
         torch.set_num_threads(args.cpu_threads)
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else device.type
     print(f"device: {device.type} ({name}) | torch {torch.__version__} | {torch.get_num_threads()} CPU threads of "
-          f"{available_cores()} cores | data: {args.data}, {args.train_images} train / {args.test_images} test "
+          f"{utils.cpu_cores()} cores | data: {args.data}, {args.train_images} train / {args.test_images} test "
           f"images | model: cifar10.cifar10_cnn()")
     data = load_data(args)
     rows = run(args, data)

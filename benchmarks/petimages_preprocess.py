@@ -40,6 +40,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import utils  # noqa: E402
 from lessons import petimages  # noqa: E402
 
 SIZE = 50
@@ -163,7 +164,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         X, y = ours(pets, cache, rebuild=False)
         assert X.shape == (len(y), 1, SIZE, SIZE) and X.dtype == torch.uint8
 
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cores = utils.cpu_cores()
     print(f"{n_files} JPEGs -> tensor {tuple(X.shape)}; {cores} cores; best of {args.repeat} runs")
     print(f"{'pipeline':18}{'seconds':>10}{'images/s':>11}")
     for name, value in seconds.items():

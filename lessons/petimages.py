@@ -326,7 +326,7 @@ def build_petimages(
     images = np.empty((len(todo), size, size), dtype=np.uint8)
     labels = np.empty(len(todo), dtype=np.int64)
     files: list[str] = []
-    workers = workers or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    workers = workers or utils.cpu_cores()
     decode = partial(load_petimage, size=size, keep_truncated=keep_truncated)
     paths = [Path(root) / rel for rel, _ in todo]
     with contextlib.ExitStack() as stack:

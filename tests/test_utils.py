@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
 import random
 import subprocess
 import sys
@@ -312,3 +313,8 @@ def test_evaluate_matches_a_manual_computation() -> None:
         logits = model(inputs)
     assert loss == pytest.approx(nn.functional.cross_entropy(logits, targets).item(), rel=1e-5)
     assert acc == pytest.approx((logits.argmax(1) == targets).float().mean().item())
+
+
+def test_cpu_cores_counts_the_cores_this_process_may_use() -> None:
+    cores = utils.cpu_cores()
+    assert 1 <= cores <= (os.cpu_count() or 1)

@@ -46,7 +46,7 @@ def machine() -> tuple[str, str]:
         return "gpu", f"an {torch.cuda.get_device_name(device)}"
     if device.type != "cpu":
         return "gpu", f"an {device.type.upper()} GPU"
-    return "cpu", f"a {len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count()}-core CPU"
+    return "cpu", f"a {utils.cpu_cores()}-core CPU"
 
 
 def record_time(name: str, mode: str, seconds: float) -> None:
