@@ -40,6 +40,9 @@ QUICK_ENV = "NB_QUICK"
 GENERATED_ENV = "NB_GENERATED_DATA"
 """Set to 1 to run full mode on full-size generated data sets where the real ones cannot be downloaded."""
 
+STRICT_DATA_ENV = "NB_STRICT_DATA"
+"""Set to 1 to make full mode stop when the real data cannot be had, instead of going on with generated data."""
+
 
 def shown_path(path: str | os.PathLike[str]) -> str:
     """Return ``path`` relative to the repository root if it lies inside it (no machine paths in outputs)."""
