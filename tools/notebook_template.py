@@ -47,6 +47,10 @@ COLAB_METADATA: dict[str, Any] = {
 }
 """Notebook metadata that makes the Colab badge open a GPU runtime (a T4, the free tier's GPU)."""
 
+KERNELSPEC: dict[str, str] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+"""The kernel every notebook names. ``tools/setup.sh`` registers exactly this one: JupyterLab marks a notebook
+modified as soon as it opens when the stored display name differs from the registered kernel's."""
+
 TIME_LINE = re.compile(r"^\*\*Time:\*\*.*$", re.M)
 TEACHING = ROOT / "docs" / "TEACHING.md"
 """The teacher's page; its table of measured times sits between these two markers and is generated."""
@@ -109,6 +113,7 @@ def apply(nb: Any, name: str, timings: dict[str, dict[str, Any]]) -> None:
     code = [c for c in nb.cells if c.cell_type == "code"]
     code[0].source = SETUP_CELL
     nb.metadata.update(json.loads(json.dumps(COLAB_METADATA)))
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
     title = nb.cells[0]
     line = time_line(timings.get(name.removesuffix(".ipynb"), {}))
     if TIME_LINE.search(title.source):

@@ -9,5 +9,6 @@ PYTHON="${PYTHON:-python3}"
 .venv/bin/python -m pip install -q -r requirements.txt
 # d2l 1.0.3 pins numpy==1.23.5 and friends, which break on Python >= 3.12: install it without its pins.
 .venv/bin/python -m pip install -q --no-deps -r requirements-nodeps.txt
-.venv/bin/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (.venv)" >/dev/null
+# the kernel the notebooks name (tools/notebook_template.py KERNELSPEC): JupyterLab then opens them unmodified
+.venv/bin/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" >/dev/null
 echo "setup done: $(.venv/bin/python -c 'import torch; print("torch", torch.__version__)')"
