@@ -7,6 +7,8 @@ when it counts for nbval.
 
 from __future__ import annotations
 
+import ast
+import builtins
 import json
 import re
 from pathlib import Path
@@ -16,9 +18,14 @@ import nbformat
 from nbval.plugin import comment_markers, find_comment_markers, find_metadata_tags
 
 from tools import notebook_template as template
-from tools.student_edition import SOLUTION, is_solution
+from tools.student_edition import EXERCISE, SOLUTION, is_solution
 
 MAX_BYTES = 1_000_000
+CORE_MAX_WORDS = 1_500
+"""The core path (everything before ``## Going deeper``) is read in one class period: at most this much prose..."""
+CORE_MAX_CODE_CELLS = 25
+"""... and at most this many code cells (the setup cell included)."""
+GOING_DEEPER = "## Going deeper"
 NAME = re.compile(r"^(\d\d)_[a-z0-9]+(_[a-z0-9]+)*\.ipynb$")
 MACHINE_PATH = re.compile(r"(/root/|/home/[^/\s]+/|/Users/[^/\s]+/|/tmp/|/work/|/content/|[A-Z]:\\\\Users)")
 CUDA_STRING = re.compile(r"cuda:\d|device='cuda|device\(type='cuda")
@@ -75,10 +82,11 @@ def check_setup_cell(nb: Notebook) -> list[str]:
 
 
 def check_metadata(nb: Notebook) -> list[str]:
-    """Kernel ``python3`` (nbval, JupyterLab, Colab find it) and Colab metadata that asks for a GPU runtime."""
+    """The kernel ``tools/setup.sh`` registers (so JupyterLab opens the notebook unmodified), and Colab metadata that
+    asks for a GPU runtime."""
     problems = []
-    if nb.metadata.get("kernelspec", {}).get("name") != "python3":
-        problems.append(f"kernelspec name is {nb.metadata.get('kernelspec', {}).get('name')!r}, not 'python3'")
+    if nb.metadata.get("kernelspec") != template.KERNELSPEC:
+        problems.append(f"kernelspec is {nb.metadata.get('kernelspec')!r}, not {template.KERNELSPEC!r}")
     for key, value in template.COLAB_METADATA.items():
         if nb.metadata.get(key) != value:
             problems.append(f"metadata {key!r} is not {value!r} (run tools/notebook_template.py)")
@@ -154,6 +162,106 @@ def check_solutions_collapsed(nb: Notebook) -> list[str]:
     return problems
 
 
+def heading_index(nb: Notebook, heading: str) -> int | None:
+    """Return the index of the first markdown cell with a line that is exactly ``heading``, or None."""
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "markdown" and heading in (line.strip() for line in cell.source.splitlines()):
+            return index
+    return None
+
+
+def core_size(nb: Notebook) -> tuple[int, int]:
+    """Return ``(words of prose, code cells)`` before ``## Going deeper`` (the title cell's words not counted)."""
+    end = heading_index(nb, GOING_DEEPER)
+    core = nb.cells[: len(nb.cells) if end is None else end]
+    words = sum(len(c.source.split()) for c in core[1:] if c.cell_type == "markdown")
+    return words, sum(1 for c in core if c.cell_type == "code" and c.source.strip())
+
+
+def defined_and_used(source: str) -> tuple[set[str], set[str]]:
+    """Return the global names a code cell binds and the names it reads (IPython magics are translated first)."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    tree = ast.parse(TransformerManager().transform_cell(source))
+    defined: set[str] = set()
+    used: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (used if isinstance(node.ctx, ast.Load) else defined).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            defined.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return defined, used - set(dir(builtins))
+
+
+def check_core_path(nb: Notebook) -> list[str]:
+    """A core path a class does in one period, then ``## Going deeper`` before the Summary and the Exercises;
+    what comes after Going deeper (Summary, Exercises, solutions) uses nothing that only Going deeper defines."""
+    deeper, summary = heading_index(nb, GOING_DEEPER), heading_index(nb, "## Summary")
+    if deeper is None:
+        return [f"no {GOING_DEEPER!r} heading after the core path"]
+    problems = []
+    if summary is None or summary < deeper:
+        problems.append(f"{GOING_DEEPER!r} must come after the core and before '## Summary'")
+    words, code = core_size(nb)
+    if words > CORE_MAX_WORDS:
+        problems.append(f"core path has {words} words of prose (at most {CORE_MAX_WORDS} before {GOING_DEEPER!r})")
+    if code > CORE_MAX_CODE_CELLS:
+        problems.append(f"core path has {code} code cells (at most {CORE_MAX_CODE_CELLS} before {GOING_DEEPER!r})")
+    core_names: set[str] = set()
+    deeper_names: set[str] = set()
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code" or not cell.source.strip():
+            continue
+        defined, used = defined_and_used(cell.source)
+        if index < deeper:
+            core_names |= defined
+        elif summary is None or index < summary:
+            deeper_names |= defined
+        else:
+            exercise = nb.cells[index - 1].source if index and nb.cells[index - 1].cell_type == "markdown" else ""
+            needs = sorted((used & deeper_names) - core_names - defined)
+            if needs and "(Going deeper)" not in exercise:
+                problems.append(f"cell {index} uses {needs}, defined only under {GOING_DEEPER!r}")
+    return problems
+
+
+def check_exercises(nb: Notebook) -> list[str]:
+    """Each exercise is a markdown cell starting ``**Exercise N.**`` (N = 1, 2, ...) directly followed by exactly one
+    solution cell; every solution comes after every other code cell, and no code cell after a solution reads a name
+    that only solutions define. So the student edition (solutions removed) runs exactly the cells the tests run."""
+    problems = []
+    numbers = []
+    solution_names: set[str] = set()
+    other_names: set[str] = set()
+    seen_solution = False
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "markdown" and (match := EXERCISE.match(cell.source)):
+            numbers.append(int(match.group(1)))
+            following = nb.cells[index + 1] if index + 1 < len(nb.cells) else None
+            if following is None or not is_solution(following):
+                problems.append(f"cell {index}: Exercise {match.group(1)} is not directly followed by its solution")
+        if cell.cell_type != "code" or not cell.source.strip():
+            continue
+        defined, used = defined_and_used(cell.source)
+        if is_solution(cell):
+            seen_solution = True
+            previous = nb.cells[index - 1] if index else None
+            if previous is None or previous.cell_type != "markdown" or not EXERCISE.match(previous.source):
+                problems.append(f"cell {index}: a solution cell that does not follow an '**Exercise N.**' cell")
+            solution_names |= defined
+            continue
+        if seen_solution:
+            problems.append(f"cell {index}: a code cell after a solution (the student edition would skip its input)")
+        if only := sorted((used & solution_names) - other_names - defined):
+            problems.append(f"cell {index} uses {only}, which only a solution defines")
+        other_names |= defined
+    if numbers != list(range(1, len(numbers) + 1)) or not numbers:
+        problems.append(f"exercises are numbered {numbers}, expected 1, 2, ...")
+    return problems
+
+
 def check_size(path: Path) -> list[str]:
     """Stored notebooks stay small (< 1 MB)."""
     size = path.stat().st_size
@@ -173,5 +281,7 @@ def check_all(path: Path, timings: dict[str, Any] | None = None) -> list[str]:
         + check_outputs(nb)
         + check_markers(nb)
         + check_solutions_collapsed(nb)
+        + check_core_path(nb)
+        + check_exercises(nb)
         + check_size(path)
     )

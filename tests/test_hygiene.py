@@ -46,10 +46,12 @@ def good_notebook() -> nbformat.NotebookNode:
             nbformat.v4.new_code_cell("print('cpu')", execution_count=3, outputs=[stdout]),
             nbformat.v4.new_code_cell("# NBVAL_IGNORE_OUTPUT\nprint(torch.__version__)", execution_count=4),
             nbformat.v4.new_code_cell("assert True", execution_count=5),
+            nbformat.v4.new_markdown_cell("## Going deeper\n\nOptional."),
             nbformat.v4.new_markdown_cell("## Summary\n\n## Exercises"),
+            nbformat.v4.new_markdown_cell("**Exercise 1.** Print one."),
             solution,
         ],
-        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+        metadata={"kernelspec": dict(template.KERNELSPEC)},
     )
     nb.metadata.update(copy.deepcopy(template.COLAB_METADATA))
     return nb
@@ -76,7 +78,7 @@ BAD = {
     "no badge": _set("cells/0/source", "# 01 · Devices\n\n" + template.time_line(TIMINGS["01_devices"])),
     "time line not from timings": _set("cells/0/source", f"# 01 · Devices\n\n{template.badge(NAME)}\n\n**Time:** 5 s"),
     "no you-will-learn": _set("cells/1/source", "Intro"),
-    "no summary": _set("cells/7/source", "## Exercises"),
+    "no summary": _set("cells/8/source", "## Exercises"),
     "setup cell differs": _set("cells/2/source", template.SETUP_CELL.replace("--depth", "--depth=1")),
     "no GPU runtime metadata": _set("metadata/accelerator", "None"),
     "no GPU type": _set("metadata/colab", {"provenance": []}),
@@ -90,12 +92,18 @@ BAD = {
     "stderr": _add_output({"output_type": "stream", "name": "stderr", "text": "UserWarning: careful\n"}),
     "machine path": _add_output({"output_type": "stream", "name": "stdout", "text": "/home/alice/data\n"}),
     "cuda string": _add_output({"output_type": "stream", "name": "stdout", "text": "device='cuda:0'\n"}),
-    "no solution": _set("cells/8/source", "print(1)"),
-    "solution open": _set("cells/8/metadata", {}),
-    "solution output open": _set("cells/8/metadata", {"jupyter": {"source_hidden": True}}),
+    "no solution": _set("cells/10/source", "print(1)"),
+    "solution open": _set("cells/10/metadata", {}),
+    "solution output open": _set("cells/10/metadata", {"jupyter": {"source_hidden": True}}),
     "inexact ignore marker": _set("cells/5/source", "# NBVAL_IGNORE_OUTPUT  (versions differ)\nprint(1)"),
     "ignored cell without check": _set("cells/6/source", "print('no check here')"),
     "kernelspec": _set("metadata/kernelspec/name", "conda-env-foo"),
+    "kernel display name": _set("metadata/kernelspec/display_name", "Python 3"),
+    "no going deeper": _set("cells/7/source", "## More"),
+    "going deeper after summary": lambda nb: nb["cells"].insert(9, nb["cells"].pop(7)),
+    "core prose too long": _set("cells/1/source", "You will learn " + "word " * hygiene.CORE_MAX_WORDS),
+    "exercise unnumbered": _set("cells/9/source", "Print one."),
+    "exercise numbered 2": _set("cells/9/source", "**Exercise 2.** Print one."),
 }
 
 
@@ -147,3 +155,47 @@ def test_readme_lists_notebook_with_colab_badge(path: Path) -> None:
 def test_teachers_page_times_come_from_timings_json() -> None:
     text = template.TEACHING.read_text(encoding="utf-8")
     assert template.teaching_page_with_table(text) == text, "run tools/notebook_template.py"
+
+
+def _code(source: str) -> nbformat.NotebookNode:
+    return nbformat.v4.new_code_cell(source, execution_count=1)
+
+
+def test_core_path_counts_code_cells() -> None:
+    nb = good_notebook()
+    assert hygiene.core_size(nb) == (len("You will learn:\n- things".split()), 5)
+    nb.cells[3:3] = [_code("x = 1") for _ in range(hygiene.CORE_MAX_CODE_CELLS - 5)]
+    assert not hygiene.check_core_path(nb)
+    nb.cells.insert(3, _code("x = 1"))
+    assert any("code cells" in problem for problem in hygiene.check_core_path(nb))
+
+
+def test_solution_may_not_need_going_deeper() -> None:
+    nb = good_notebook()
+    nb.cells.insert(8, _code("deep = 1"))  # under Going deeper
+    nb.cells[-1].source = "# Solution\nprint(deep)"
+    assert any("deep" in problem for problem in hygiene.check_core_path(nb))
+    nb.cells[-2].source = "**Exercise 1.** (Going deeper) Print it."  # said in the exercise: allowed
+    assert not hygiene.check_core_path(nb)
+    nb.cells[4].source = "deep = 0"  # defined in the core as well: allowed
+    nb.cells[-2].source = "**Exercise 1.** Print it."
+    assert not hygiene.check_core_path(nb)
+
+
+def test_student_edition_runs_what_the_tests_run() -> None:
+    nb = good_notebook()
+    assert not hygiene.check_exercises(nb)
+    nb.cells.append(_code("print(2)"))  # a code cell after a solution: the student edition would run it alone
+    assert any("after a solution" in problem for problem in hygiene.check_exercises(nb))
+    nb = good_notebook()
+    nb.cells[-1].source = "# Solution\nanswer = 1"
+    nb.cells.append(nbformat.v4.new_markdown_cell("**Exercise 2.** More."))
+    nb.cells.append(nbformat.v4.new_code_cell("# Solution\nprint(answer)"))
+    assert not hygiene.check_exercises(nb)  # solutions may build on earlier solutions
+    nb.cells.append(_code("print(answer)"))
+    assert any("only a solution defines" in problem for problem in hygiene.check_exercises(nb))
+
+
+def test_magics_do_not_break_the_name_analysis() -> None:
+    defined, used = hygiene.defined_and_used("%load_ext tensorboard\n!ls\nx = y + 1\ndef f(): return z")
+    assert {"x", "f"} <= defined and {"y", "z"} <= used and "print" not in used

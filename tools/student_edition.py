@@ -1,13 +1,15 @@
-"""Write the student edition: every notebook with its exercise solutions removed, code and outputs.
+"""Write the student edition: a self-contained handout with every exercise solution removed, code and outputs.
 
-    .venv/bin/python tools/student_edition.py              # writes student/NN_*.ipynb (git-ignored)
-    .venv/bin/python tools/student_edition.py --out DIR    # somewhere else
+    .venv/bin/python tools/student_edition.py                # writes student/ (git-ignored)
+    .venv/bin/python tools/student_edition.py --zip          # ... and student.zip beside it, to hand out
+    .venv/bin/python tools/student_edition.py --out DIR      # somewhere else
 
-Everything else is kept as stored (prose, code, outputs, plots), so a teacher hands the folder out as it is.
-Each solution cell becomes an empty code cell headed "# Your solution", and the Open-in-Colab badge is removed
-because it opens the full edition, solutions included. ``notebooks/assets/`` is copied along, since lessons load
-files from it. Students open the notebooks from a copy of the project (``utils.py`` and ``lessons/`` must be in
-a parent folder, as they are for ``student/``), or upload them to Colab beside a clone of the project.
+The folder holds what the lessons need and nothing that gives the answers away: ``notebooks/`` (every lesson, with
+each solution cell replaced by an empty cell that names its exercise, "# Exercise 2 — your solution"; the
+Open-in-Colab badge removed, since it opens the full edition), ``notebooks/assets/``, ``utils.py``, ``lessons/``,
+``data/README.md``, the requirements files and ``tools/setup.sh``, and a README for students. Everything else in
+the notebooks (prose, code, stored outputs, plots) is kept as stored. The notebooks find ``utils.py`` in the
+folder above them, so the handout runs as it is, wherever it is unpacked.
 """
 
 from __future__ import annotations
@@ -25,7 +27,25 @@ sys.path.insert(0, str(ROOT))
 from tools import notebook_template as template  # noqa: E402
 
 SOLUTION = "# Solution"
-PLACEHOLDER = "# Your solution\n"
+EXERCISE = re.compile(r"\*\*Exercise (\d+)\.\*\*")
+"""An exercise is a markdown cell that starts ``**Exercise N.**``; its solution cell follows it directly."""
+
+HANDOUT = ["utils.py", "lessons", "data/README.md", "requirements.txt", "requirements-nodeps.txt", "tools/setup.sh"]
+"""What the handout copies from the project besides the notebooks (paths relative to the repository root)."""
+
+STUDENT_README = """# PyTorch on GPUs: the lessons (student edition)
+
+Open the notebooks in `notebooks/` in order. Each exercise ends in an empty cell that says which exercise it is:
+write your solution there.
+
+- **JupyterLab on your computer** (Linux or macOS, Python 3.10-3.13): `bash tools/setup.sh && .venv/bin/jupyter lab`
+  from this folder. The first run installs PyTorch and the other packages (about 5 GB, a few minutes).
+- **Colab**: upload this whole folder to your Google Drive or to the Colab session and open a notebook from
+  `notebooks/`, with a GPU runtime (*Runtime -> Change runtime type -> GPU*). The notebooks find `utils.py` in the
+  folder above them.
+- **No internet in the classroom?** Set quick mode before starting Jupyter: `NB_QUICK=1 .venv/bin/jupyter lab`.
+  The lessons then use small generated data sets; see `data/README.md` for copying the real ones in by hand.
+"""
 
 
 def is_solution(cell: nbformat.NotebookNode) -> bool:
@@ -33,41 +53,63 @@ def is_solution(cell: nbformat.NotebookNode) -> bool:
     return cell.cell_type == "code" and cell.source.lstrip().startswith(SOLUTION)
 
 
+def placeholder(number: int | None) -> str:
+    """Return the source of the empty cell that replaces the solution of exercise ``number``."""
+    return f"# Exercise {number} — your solution\n" if number else "# Your solution\n"
+
+
 def student_version(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
     """Return a copy of ``nb`` with every solution replaced by an empty cell and the Colab badge removed."""
     student = nbformat.from_dict(nb)
-    cells = []
-    for cell in student.cells:
+    for index, cell in enumerate(student.cells):
         if is_solution(cell):
-            cell = nbformat.v4.new_code_cell(PLACEHOLDER)
-        cells.append(cell)
-    student.cells = cells
+            previous = student.cells[index - 1].source if index else ""
+            match = EXERCISE.match(previous)
+            empty = nbformat.v4.new_code_cell(placeholder(int(match.group(1)) if match else None))
+            empty.id = cell.get("id", empty.id)  # the same cell id: a diff shows the cell emptied, not replaced
+            student.cells[index] = empty
     title = student.cells[0]
     title.source = re.sub(r"\n*" + re.escape(template.badge(name)) + r"\n*", "\n\n", title.source).strip() + "\n"
     return student
 
 
 def write_edition(out: Path) -> list[Path]:
-    """Write the student edition of every notebook into ``out``; return the paths written."""
-    out.mkdir(parents=True, exist_ok=True)
+    """Write the student handout into ``out`` (see the module docstring); return the notebooks written."""
+    notebooks = out / "notebooks"
+    notebooks.mkdir(parents=True, exist_ok=True)
     written = []
     for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
-        target = out / path.name
+        target = notebooks / path.name
         nbformat.write(student_version(nbformat.read(path, as_version=4), path.name), target)
         written.append(target)
-    assets = ROOT / "notebooks" / "assets"
-    if assets.is_dir():
-        shutil.copytree(assets, out / "assets", dirs_exist_ok=True)
+    shutil.copytree(ROOT / "notebooks" / "assets", notebooks / "assets", dirs_exist_ok=True)
+    for name in HANDOUT:
+        source, target = ROOT / name, out / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, target, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, target)
+    (out / "README.md").write_text(STUDENT_README, encoding="utf-8")
     return written
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Parse the command line and write the edition."""
+    """Parse the command line and write the edition (and its zip archive with ``--zip``)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "student", help="folder to write (default: student/)")
+    parser.add_argument("--zip", action="store_true", help="also write OUT.zip, the folder as one archive")
     args = parser.parse_args(argv)
+    if args.out.exists():  # replace an older edition, never anything else
+        readme = args.out / "README.md"
+        if not (readme.is_file() and readme.read_text(encoding="utf-8").startswith(STUDENT_README.split("\n")[0])):
+            parser.error(f"{args.out} exists and is not a student edition: choose another --out")
+        shutil.rmtree(args.out)
     for path in write_edition(args.out):
         print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+    if args.zip:
+        archive = shutil.make_archive(str(args.out), "zip", root_dir=args.out.parent, base_dir=args.out.name)
+        print(Path(archive).relative_to(ROOT) if Path(archive).is_relative_to(ROOT) else archive)
 
 
 if __name__ == "__main__":
