@@ -18,14 +18,14 @@ import nbformat
 from nbval.plugin import comment_markers, find_comment_markers, find_metadata_tags
 
 from tools import notebook_template as template
-from tools.student_edition import EXERCISE, SOLUTION, is_solution
+from tools.student_edition import is_solution
 
 MAX_BYTES = 1_000_000
 CORE_MAX_WORDS = 1_500
 """The core path (everything before ``## Going deeper``) is read in one class period: at most this much prose..."""
 CORE_MAX_CODE_CELLS = 25
 """... and at most this many code cells (the setup cell included)."""
-GOING_DEEPER = "## Going deeper"
+heading_index, core_size = template.heading_index, template.core_size
 NAME = re.compile(r"^(\d\d)_[a-z0-9]+(_[a-z0-9]+)*\.ipynb$")
 MACHINE_PATH = re.compile(r"(/root/|/home/[^/\s]+/|/Users/[^/\s]+/|/tmp/|/work/|/content/|[A-Z]:\\\\Users)")
 CUDA_STRING = re.compile(r"cuda:\d|device='cuda|device\(type='cuda")
@@ -53,31 +53,32 @@ def check_name(name: str) -> list[str]:
     return [] if NAME.match(name) else [f"name {name!r} is not NN_topic.ipynb"]
 
 
-def check_structure(nb: Notebook, name: str, timings: dict[str, Any]) -> list[str]:
+def check_structure(nb: Notebook, name: str, timings: dict[str, Any], lang: str = "en") -> list[str]:
     """Title with the notebook's number, Colab badge to itself, measured times, 'You will learn', Summary, Exercises."""
+    labels = template.LANGUAGES[lang]
     problems = []
     first = nb.cells[0].source if nb.cells and nb.cells[0].cell_type == "markdown" else ""
     if not re.match(rf"# {name[:2]} · \S", first):
         problems.append(f"first cell is not a title '# {name[:2]} · ...'")
-    if template.badge(name) not in first:
+    if template.badge(name, lang) not in first:
         problems.append("no Open-in-Colab badge pointing at this notebook in the first cell")
-    line = template.time_line(timings.get(name.removesuffix(".ipynb"), {}))
+    line = template.time_line(timings.get(name.removesuffix(".ipynb"), {}), lang)
     if line not in first:
         problems.append("the header's time line differs from notebooks/timings.json (run tools/notebook_template.py)")
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-    for heading in ("You will learn", "## Summary", "## Exercises"):
+    for heading in (labels.learn, labels.summary, labels.exercises):
         if heading not in text:
             problems.append(f"missing {heading!r}")
     return problems
 
 
-def check_setup_cell(nb: Notebook) -> list[str]:
-    """The first code cell is the shared setup cell, character for character."""
+def check_setup_cell(nb: Notebook, lang: str = "en") -> list[str]:
+    """The first code cell is the shared setup cell of the notebook's language, character for character."""
     code = code_cells(nb)
     if not code:
         return ["no code cells"]
-    if code[0].source != template.SETUP_CELL:
-        return ["first code cell is not tools/notebook_template.py's SETUP_CELL (run tools/notebook_template.py)"]
+    if code[0].source != template.LANGUAGES[lang].setup_cell:
+        return ["first code cell is not tools/notebook_template.py's setup cell (run tools/notebook_template.py)"]
     return []
 
 
@@ -146,36 +147,21 @@ def check_markers(nb: Notebook) -> list[str]:
     return problems
 
 
-def check_solutions_collapsed(nb: Notebook) -> list[str]:
+def check_solutions_collapsed(nb: Notebook, lang: str = "en") -> list[str]:
     """Exercise solutions exist, after the Exercises heading, with code and output collapsed."""
-    solutions = [c for c in nb.cells if is_solution(c)]
+    labels = template.LANGUAGES[lang]
+    solutions = [c for c in nb.cells if is_solution(c, lang)]
     if not solutions:
-        return [f"no '{SOLUTION}' code cells"]
+        return [f"no '{labels.solution}' code cells"]
     problems = []
     for cell in solutions:
         jupyter = cell.metadata.get("jupyter", {})
         if not (jupyter.get("source_hidden") and jupyter.get("outputs_hidden")):
             problems.append("a solution cell's code or output is not collapsed (jupyter.source_hidden/outputs_hidden)")
-    exercises = next((i for i, c in enumerate(nb.cells) if "## Exercises" in c.source and c.cell_type == "markdown"), 0)
-    if any(i < exercises for i, c in enumerate(nb.cells) if is_solution(c)):
+    exercises = heading_index(nb, labels.exercises) or 0
+    if any(i < exercises for i, c in enumerate(nb.cells) if is_solution(c, lang)):
         problems.append("a solution cell comes before the Exercises heading")
     return problems
-
-
-def heading_index(nb: Notebook, heading: str) -> int | None:
-    """Return the index of the first markdown cell with a line that is exactly ``heading``, or None."""
-    for index, cell in enumerate(nb.cells):
-        if cell.cell_type == "markdown" and heading in (line.strip() for line in cell.source.splitlines()):
-            return index
-    return None
-
-
-def core_size(nb: Notebook) -> tuple[int, int]:
-    """Return ``(words of prose, code cells)`` before ``## Going deeper`` (the title cell's words not counted)."""
-    end = heading_index(nb, GOING_DEEPER)
-    core = nb.cells[: len(nb.cells) if end is None else end]
-    words = sum(len(c.source.split()) for c in core[1:] if c.cell_type == "markdown")
-    return words, sum(1 for c in core if c.cell_type == "code" and c.source.strip())
 
 
 def defined_and_used(source: str) -> tuple[set[str], set[str]]:
@@ -195,20 +181,22 @@ def defined_and_used(source: str) -> tuple[set[str], set[str]]:
     return defined, used - set(dir(builtins))
 
 
-def check_core_path(nb: Notebook) -> list[str]:
+def check_core_path(nb: Notebook, lang: str = "en") -> list[str]:
     """A core path a class does in one period, then ``## Going deeper`` before the Summary and the Exercises;
-    what comes after Going deeper (Summary, Exercises, solutions) uses nothing that only Going deeper defines."""
-    deeper, summary = heading_index(nb, GOING_DEEPER), heading_index(nb, "## Summary")
+    what comes after Going deeper (Summary, Exercises, solutions) uses nothing that only Going deeper defines.
+    Prose is counted in the English edition (the Chinese one has the same cells: tools/translate.py)."""
+    labels = template.LANGUAGES[lang]
+    deeper, summary = heading_index(nb, labels.going_deeper), heading_index(nb, labels.summary)
     if deeper is None:
-        return [f"no {GOING_DEEPER!r} heading after the core path"]
+        return [f"no {labels.going_deeper!r} heading after the core path"]
     problems = []
     if summary is None or summary < deeper:
-        problems.append(f"{GOING_DEEPER!r} must come after the core and before '## Summary'")
-    words, code = core_size(nb)
-    if words > CORE_MAX_WORDS:
-        problems.append(f"core path has {words} words of prose (at most {CORE_MAX_WORDS} before {GOING_DEEPER!r})")
+        problems.append(f"{labels.going_deeper!r} must come after the core and before {labels.summary!r}")
+    words, code = core_size(nb, lang)
+    if lang == "en" and words > CORE_MAX_WORDS:
+        problems.append(f"core path has {words} words of prose (at most {CORE_MAX_WORDS} before the Going deeper)")
     if code > CORE_MAX_CODE_CELLS:
-        problems.append(f"core path has {code} code cells (at most {CORE_MAX_CODE_CELLS} before {GOING_DEEPER!r})")
+        problems.append(f"core path has {code} code cells (at most {CORE_MAX_CODE_CELLS} before the Going deeper)")
     core_names: set[str] = set()
     deeper_names: set[str] = set()
     for index, cell in enumerate(nb.cells):
@@ -222,33 +210,34 @@ def check_core_path(nb: Notebook) -> list[str]:
         else:
             exercise = nb.cells[index - 1].source if index and nb.cells[index - 1].cell_type == "markdown" else ""
             needs = sorted((used & deeper_names) - core_names - defined)
-            if needs and "(Going deeper)" not in exercise:
-                problems.append(f"cell {index} uses {needs}, defined only under {GOING_DEEPER!r}")
+            if needs and "(Going deeper)" not in exercise and "（进阶）" not in exercise:
+                problems.append(f"cell {index} uses {needs}, defined only under {labels.going_deeper!r}")
     return problems
 
 
-def check_exercises(nb: Notebook) -> list[str]:
+def check_exercises(nb: Notebook, lang: str = "en") -> list[str]:
     """Each exercise is a markdown cell starting ``**Exercise N.**`` (N = 1, 2, ...) directly followed by exactly one
     solution cell; every solution comes after every other code cell, and no code cell after a solution reads a name
     that only solutions define. So the student edition (solutions removed) runs exactly the cells the tests run."""
+    exercise = template.LANGUAGES[lang].exercise
     problems = []
     numbers = []
     solution_names: set[str] = set()
     other_names: set[str] = set()
     seen_solution = False
     for index, cell in enumerate(nb.cells):
-        if cell.cell_type == "markdown" and (match := EXERCISE.match(cell.source)):
+        if cell.cell_type == "markdown" and (match := exercise.match(cell.source)):
             numbers.append(int(match.group(1)))
             following = nb.cells[index + 1] if index + 1 < len(nb.cells) else None
-            if following is None or not is_solution(following):
+            if following is None or not is_solution(following, lang):
                 problems.append(f"cell {index}: Exercise {match.group(1)} is not directly followed by its solution")
         if cell.cell_type != "code" or not cell.source.strip():
             continue
         defined, used = defined_and_used(cell.source)
-        if is_solution(cell):
+        if is_solution(cell, lang):
             seen_solution = True
             previous = nb.cells[index - 1] if index else None
-            if previous is None or previous.cell_type != "markdown" or not EXERCISE.match(previous.source):
+            if previous is None or previous.cell_type != "markdown" or not exercise.match(previous.source):
                 problems.append(f"cell {index}: a solution cell that does not follow an '**Exercise N.**' cell")
             solution_names |= defined
             continue
@@ -269,19 +258,20 @@ def check_size(path: Path) -> list[str]:
 
 
 def check_all(path: Path, timings: dict[str, Any] | None = None) -> list[str]:
-    """Every check above for one notebook file (times compared with ``notebooks/timings.json`` by default)."""
+    """Every check above for one notebook file of either edition (times compared with ``notebooks/timings.json``)."""
     nb = read(path)
     timings = template.read_timings() if timings is None else timings
+    lang = template.language_of(path)
     return (
         check_name(path.name)
-        + check_structure(nb, path.name, timings)
-        + check_setup_cell(nb)
+        + check_structure(nb, path.name, timings, lang)
+        + check_setup_cell(nb, lang)
         + check_metadata(nb)
         + check_executed_in_order(nb)
         + check_outputs(nb)
         + check_markers(nb)
-        + check_solutions_collapsed(nb)
-        + check_core_path(nb)
-        + check_exercises(nb)
+        + check_solutions_collapsed(nb, lang)
+        + check_core_path(nb, lang)
+        + check_exercises(nb, lang)
         + check_size(path)
     )

@@ -15,6 +15,7 @@ from tools import notebook_template as template
 
 NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+EDITIONS = NOTEBOOKS + sorted((NOTEBOOK_DIR / "zh").glob("*.ipynb"))  # English and Chinese
 NAME = "01_devices.ipynb"
 
 
@@ -22,7 +23,7 @@ def test_there_are_notebooks() -> None:
     assert NOTEBOOKS, "no notebooks found"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+@pytest.mark.parametrize("path", EDITIONS, ids=[p.relative_to(NOTEBOOK_DIR).as_posix() for p in EDITIONS])
 def test_notebook_is_clean(path: Path) -> None:
     assert hygiene.check_all(path) == []
 

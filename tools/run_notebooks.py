@@ -6,6 +6,8 @@
                                                              # executed copies go there, stored outputs stay
     python tools/run_notebooks.py 09 --full --out /tmp/gpu   # full mode (what a reader runs), e.g. for the
                                                              # numbers a lesson quotes; needs --out
+    python tools/run_notebooks.py --zh --out /tmp/zh         # execute the Chinese edition (notebooks/zh/),
+                                                             # whose stored outputs are copied from English
 
 Outputs are stored exactly as `pytest` (strict nbval) will compare them: quick mode on, cells run top to
 bottom in a fresh kernel whose working directory is notebooks/; any error stops the run (errors shown on
@@ -72,7 +74,7 @@ def run(path: Path, out: Path | None = None) -> float:
         nb,
         timeout=3600 if os.environ.get(utils.QUICK_ENV) is None else 600,  # full mode on a CPU: long cells
         kernel_name="python3",
-        resources={"metadata": {"path": str(NOTEBOOKS)}},
+        resources={"metadata": {"path": str(path.parent)}},
         record_timing=False,
     )
     start = time.perf_counter()
@@ -97,9 +99,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, help="write the executed notebooks to this folder, not in place")
     parser.add_argument("--full", action="store_true", help="full mode instead of quick mode (needs --out)")
     parser.add_argument("--no-timings", action="store_true", help="do not record times in notebooks/timings.json")
+    parser.add_argument("--zh", action="store_true", help="run the Chinese edition, notebooks/zh/ (needs --out)")
     args = parser.parse_args(argv)
     if args.full and not args.out:
         parser.error("--full needs --out: the stored outputs always come from quick mode")
+    if args.zh and not args.out:
+        parser.error("--zh needs --out: the Chinese notebooks' outputs are copied from English (tools/translate.py)")
     prefixes = args.prefixes
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
@@ -107,7 +112,7 @@ def main(argv: list[str] | None = None) -> None:
         os.environ.pop(utils.QUICK_ENV, None)
     else:
         os.environ[utils.QUICK_ENV] = "1"  # same as conftest.py does for pytest
-    paths = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    paths = sorted((notebook_template.ZH_NOTEBOOKS if args.zh else NOTEBOOKS).glob("[0-9][0-9]_*.ipynb"))
     if prefixes:
         paths = [p for p in paths if any(p.name.startswith(prefix) for prefix in prefixes)]
     if not paths:
@@ -115,7 +120,7 @@ def main(argv: list[str] | None = None) -> None:
     for path in paths:
         seconds = run(path, args.out)
         print(f"{path.name}: {seconds:.1f} s", flush=True)
-        if not args.no_timings:
+        if not args.no_timings and not args.zh:
             record_time(path.stem, "full" if args.full else "quick", seconds)
             notebook_template.update_header(path)  # the header's time line follows timings.json
             notebook_template.write_table()  # and so does the teacher's page

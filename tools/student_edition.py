@@ -4,9 +4,10 @@
     .venv/bin/python tools/student_edition.py --zip          # ... and student.zip beside it, to hand out
     .venv/bin/python tools/student_edition.py --out DIR      # somewhere else
 
-The folder holds what the lessons need and nothing that gives the answers away: ``notebooks/`` (every lesson, with
-each solution cell replaced by an empty cell that names its exercise, "# Exercise 2 — your solution"; the
-Open-in-Colab badge removed, since it opens the full edition), ``notebooks/assets/``, ``utils.py``, ``lessons/``,
+The folder holds what the lessons need and nothing that gives the answers away: ``notebooks/`` and ``notebooks/zh/``
+(every lesson in English and Chinese, with each solution cell replaced by an empty cell that names its exercise,
+"# Exercise 2 — your solution"; the Open-in-Colab badge removed, since it opens the full edition),
+``notebooks/assets/``, ``utils.py``, ``lessons/``,
 ``data/README.md``, the requirements files and ``tools/setup.sh``, and a README for students. Everything else in
 the notebooks (prose, code, stored outputs, plots) is kept as stored. The notebooks find ``utils.py`` in the
 folder above them, so the handout runs as it is, wherever it is unpacked.
@@ -26,17 +27,17 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from tools import notebook_template as template  # noqa: E402
 
-SOLUTION = "# Solution"
-EXERCISE = re.compile(r"\*\*Exercise (\d+)\.\*\*")
-"""An exercise is a markdown cell that starts ``**Exercise N.**``; its solution cell follows it directly."""
+SOLUTION = template.LANGUAGES["en"].solution
+EXERCISE = template.LANGUAGES["en"].exercise
+"""An exercise is a markdown cell that starts ``**Exercise N.**`` (Chinese: ``**练习N**``); its solution follows it."""
 
 HANDOUT = ["utils.py", "lessons", "data/README.md", "requirements.txt", "requirements-nodeps.txt", "tools/setup.sh"]
 """What the handout copies from the project besides the notebooks (paths relative to the repository root)."""
 
 STUDENT_README = """# PyTorch on GPUs: the lessons (student edition)
 
-Open the notebooks in `notebooks/` in order. Each exercise ends in an empty cell that says which exercise it is:
-write your solution there.
+Open the notebooks in `notebooks/` in order (the Chinese edition, 中文版, is in `notebooks/zh/`). Each exercise
+ends in an empty cell that says which exercise it is: write your solution there.
 
 - **JupyterLab on your computer** (Linux or macOS, Python 3.10-3.13): `bash tools/setup.sh && .venv/bin/jupyter lab`
   from this folder. The first run installs PyTorch and the other packages (about 5 GB, a few minutes).
@@ -48,40 +49,43 @@ write your solution there.
 """
 
 
-def is_solution(cell: nbformat.NotebookNode) -> bool:
-    """True for an exercise's solution cell (a code cell whose first line is ``# Solution``)."""
-    return cell.cell_type == "code" and cell.source.lstrip().startswith(SOLUTION)
+def is_solution(cell: nbformat.NotebookNode, lang: str = "en") -> bool:
+    """True for an exercise's solution cell (a code cell whose first line is ``# Solution``, or ``# 参考答案``)."""
+    return cell.cell_type == "code" and cell.source.lstrip().startswith(template.LANGUAGES[lang].solution)
 
 
-def placeholder(number: int | None) -> str:
+def placeholder(number: int, lang: str = "en") -> str:
     """Return the source of the empty cell that replaces the solution of exercise ``number``."""
-    return f"# Exercise {number} — your solution\n" if number else "# Your solution\n"
+    return template.LANGUAGES[lang].placeholder.format(number=number) + "\n"
 
 
-def student_version(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
+def student_version(nb: nbformat.NotebookNode, name: str, lang: str = "en") -> nbformat.NotebookNode:
     """Return a copy of ``nb`` with every solution replaced by an empty cell and the Colab badge removed."""
+    labels = template.LANGUAGES[lang]
     student = nbformat.from_dict(nb)
     for index, cell in enumerate(student.cells):
-        if is_solution(cell):
-            previous = student.cells[index - 1].source if index else ""
-            match = EXERCISE.match(previous)
-            empty = nbformat.v4.new_code_cell(placeholder(int(match.group(1)) if match else None))
+        if is_solution(cell, lang):
+            match = labels.exercise.match(student.cells[index - 1].source if index else "")
+            if not match:  # tests/hygiene.py check_exercises: every solution follows its exercise
+                raise ValueError(f"{name}: the solution in cell {index} does not follow an exercise cell")
+            empty = nbformat.v4.new_code_cell(placeholder(int(match.group(1)), lang))
             empty.id = cell.get("id", empty.id)  # the same cell id: a diff shows the cell emptied, not replaced
             student.cells[index] = empty
     title = student.cells[0]
-    title.source = re.sub(r"\n*" + re.escape(template.badge(name)) + r"\n*", "\n\n", title.source).strip() + "\n"
+    title.source = re.sub(r"\n*" + re.escape(template.badge(name, lang)) + r"\n*", "\n\n", title.source).strip() + "\n"
     return student
 
 
 def write_edition(out: Path) -> list[Path]:
     """Write the student handout into ``out`` (see the module docstring); return the notebooks written."""
-    notebooks = out / "notebooks"
-    notebooks.mkdir(parents=True, exist_ok=True)
     written = []
-    for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
-        target = notebooks / path.name
-        nbformat.write(student_version(nbformat.read(path, as_version=4), path.name), target)
-        written.append(target)
+    for lang, labels in template.LANGUAGES.items():
+        folder = out / labels.folder.relative_to(ROOT)
+        for path in sorted(labels.folder.glob("[0-9][0-9]_*.ipynb")):
+            folder.mkdir(parents=True, exist_ok=True)
+            nbformat.write(student_version(nbformat.read(path, as_version=4), path.name, lang), folder / path.name)
+            written.append(folder / path.name)
+    notebooks = out / "notebooks"
     shutil.copytree(ROOT / "notebooks" / "assets", notebooks / "assets", dirs_exist_ok=True)
     for name in HANDOUT:
         source, target = ROOT / name, out / name

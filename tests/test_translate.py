@@ -1,0 +1,242 @@
+"""The Chinese edition cannot drift: every English notebook has a twin in notebooks/zh/, paired cell by cell, with
+nothing missing, stale or untranslated, the same code, outputs and structure, and the glossary's terms.
+Also the tool that keeps it in step, tools/translate.py, on small notebooks of its own."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbval.plugin import find_comment_markers
+
+from tools import notebook_template as template
+from tools import translate
+
+ENGLISH = translate.english_notebooks()
+IDS = [p.name for p in ENGLISH]
+CJK = r"\u4e00-\u9fff"
+GLOSSARY_FILE = template.ZH_NOTEBOOKS / "TERMINOLOGY.md"
+
+
+def _pair(path: Path) -> tuple[nbformat.NotebookNode, nbformat.NotebookNode]:
+    twin = translate.twin_path(path)
+    assert twin.is_file(), f"no Chinese twin: run tools/translate.py {path.name[:2]}"
+    return nbformat.read(path, as_version=4), nbformat.read(twin, as_version=4)
+
+
+def prose(markdown: str) -> str:
+    """Return markdown without code (fenced and inline, each inline span replaced by "C"), math, URLs and HTML."""
+    text = re.sub(r"```.*?```", "", markdown, flags=re.S)
+    text = re.sub(r"`[^`\n]+`", "C", text)
+    text = re.sub(r"\$[^$\n]+\$", "M", text)
+    text = re.sub(r"\]\([^)]*\)", "]", text)  # link targets
+    return re.sub(r"<[^>\n]+>", "", text)
+
+
+def structure(markdown: str) -> dict[str, object]:
+    """Return what must match between a cell and its translation: heading levels, links, images, code spans, math."""
+    no_fences = re.sub(r"```.*?```", "", markdown, flags=re.S)
+    return {
+        "headings": [len(m.group(1)) for m in re.finditer(r"^(#{1,6}) ", no_fences, flags=re.M)],
+        "links": len(re.findall(r"(?<!!)\[[^\]]*\]\([^)]*\)", no_fences)),
+        "images": len(re.findall(r"!\[[^\]]*\]\([^)]*\)", no_fences)),
+        "code spans": len(re.findall(r"`[^`\n]+`", no_fences)),
+        "code blocks": markdown.count("```"),
+        "math": len(re.findall(r"\$[^$\n]+\$", no_fences)),
+    }
+
+
+def glossary() -> list[dict[str, object]]:
+    """Return the rows of notebooks/zh/TERMINOLOGY.md: english, chinese, forms (regex), avoid (list)."""
+    rows = []
+    for line in GLOSSARY_FILE.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 4 or cells[0] in ("英文", "---") or not line.startswith("|"):
+            continue
+        forms = [f.strip() for f in cells[2].split(",") if f.strip()]
+        pattern = re.compile(r"(?<![\w-])(" + "|".join(re.escape(f) for f in forms) + r")(?![\w-])", re.I)
+        rows.append(
+            {
+                "english": cells[0],
+                "chinese": cells[1],
+                "forms": pattern,
+                "avoid": [a.strip() for a in cells[3].split(",") if a.strip()],
+            }
+        )
+    return rows
+
+
+# ---- the edition ----------------------------------------------------------------------------------------------------
+def test_glossary_is_readable() -> None:
+    terms = glossary()
+    assert len(terms) >= 20 and {"tensor", "device", "epoch", "checkpoint"} <= {t["english"] for t in terms}
+
+
+@pytest.mark.parametrize("path", ENGLISH, ids=IDS)
+def test_twin_has_the_same_cells_in_the_same_order(path: Path) -> None:
+    en, zh = _pair(path)
+    assert [(c.id, c.cell_type) for c in zh.cells] == [(c.id, c.cell_type) for c in en.cells]
+
+
+@pytest.mark.parametrize("path", ENGLISH, ids=IDS)
+def test_nothing_missing_stale_or_untranslated(path: Path) -> None:
+    report = {kind: ids for kind, ids in translate.status(path).items() if ids}
+    assert not report, f"zh/{path.name}: {report} (run tools/translate.py, then translate these cells)"
+
+
+@pytest.mark.parametrize("path", ENGLISH, ids=IDS)
+def test_code_and_outputs_are_the_english_ones(path: Path) -> None:
+    en, zh = _pair(path)
+    for index, (en_cell, zh_cell) in enumerate(zip(en.cells, zh.cells, strict=True)):
+        if en_cell.cell_type != "code":
+            continue
+        where = f"zh/{path.name} cell {index} ({en_cell.id})"
+        assert translate.code_tokens(zh_cell.source) == translate.code_tokens(en_cell.source), f"{where}: code differs"
+        assert dict(find_comment_markers(zh_cell.source)) == dict(find_comment_markers(en_cell.source)), where
+        assert zh_cell.outputs == en_cell.outputs and zh_cell.execution_count == en_cell.execution_count, where
+        if en_cell.source.startswith(template.LANGUAGES["en"].solution):
+            assert zh_cell.source.startswith(template.LANGUAGES["zh"].solution), f"{where}: solution marker"
+
+
+@pytest.mark.parametrize("path", ENGLISH, ids=IDS)
+def test_markdown_is_chinese_with_the_same_structure(path: Path) -> None:
+    en, zh = _pair(path)
+    for index, (en_cell, zh_cell) in enumerate(zip(en.cells, zh.cells, strict=True)):
+        if en_cell.cell_type != "markdown":
+            continue
+        where = f"zh/{path.name} cell {index} ({en_cell.id})"
+        assert structure(zh_cell.source) == structure(en_cell.source), where
+        if zh_cell.metadata.get("translation", {}).get("status") == "verbatim":
+            continue
+        text = prose(zh_cell.source)
+        cjk, latin = len(re.findall(f"[{CJK}]", text)), len(re.findall(r"[A-Za-z]", text))
+        if latin:
+            assert cjk >= 0.3 * (cjk + latin), f"{where}: mostly Latin letters ({latin} vs {cjk} Chinese characters)"
+
+
+@pytest.mark.parametrize("path", ENGLISH, ids=IDS)
+def test_chinese_punctuation_and_no_spaces_around_english(path: Path) -> None:
+    _, zh = _pair(path)
+    for index, cell in enumerate(zh.cells):
+        if cell.cell_type != "markdown" or cell.metadata.get("translation", {}).get("status") == "verbatim":
+            continue
+        for line in prose(cell.source).splitlines():
+            if line.lstrip().startswith("|"):  # tables: cells may hold code names and numbers side by side
+                line = re.sub(r"\s*\|\s*", "|", line)
+            where = f"zh/{path.name} cell {index}: {line.strip()[:60]!r}"
+            assert not re.search(f"[{CJK}][,;:?!()]|[,;:?!(][{CJK}]|[{CJK}]\\.(\\s|$)", line), (
+                f"{where}: ASCII punctuation"
+            )
+            assert not re.search(f"[{CJK}] +[A-Za-z0-9*\\[]|[A-Za-z0-9*\\]] +[{CJK}]", line), f"{where}: a space"
+
+
+@pytest.mark.parametrize("path", ENGLISH, ids=IDS)
+def test_glossary_terms_are_used_as_the_glossary_says(path: Path) -> None:
+    en, zh = _pair(path)
+    first_use_checked: set[str] = set()
+    for index, (en_cell, zh_cell) in enumerate(zip(en.cells, zh.cells, strict=True)):
+        if en_cell.cell_type != "markdown" or index == 0:
+            continue
+        english, chinese = prose(en_cell.source), prose(zh_cell.source)
+        body = "\n".join(line for line in chinese.splitlines() if not line.startswith("#"))
+        skip = set(zh_cell.metadata.get("translation", {}).get("terms_not_used", []))
+        where = f"zh/{path.name} cell {index} ({en_cell.id})"
+        for term in glossary():
+            for avoid in term["avoid"]:
+                assert avoid not in chinese, f"{where}: {avoid!r} (the glossary says {term['chinese']!r})"
+            if term["english"] in skip or not term["forms"].search(english):
+                continue
+            assert term["chinese"] in chinese, f"{where}: {term['english']!r} is {term['chinese']!r} in Chinese"
+            if term["english"] not in first_use_checked and term["chinese"] in body:
+                first_use_checked.add(term["english"])
+                at = body.index(term["chinese"])
+                after = body[at:]
+                ok = body[at - 1 : at] == "*" and re.match(r"[^*\n]*\*（([^）]*)）", after)
+                assert ok and term["forms"].search(ok.group(1)), (
+                    f"{where}: first use of {term['chinese']!r} is not written *{term['chinese']}*（{term['english']}）"
+                )
+
+
+# ---- the tool, on notebooks of its own ----------------------------------------------------------------------------
+def _english(tmp_path: Path) -> Path:
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell(f"# 01 · Devices\n\n{template.badge('01_x.ipynb')}\n\n**Time:** 5 s"),
+            nbformat.v4.new_code_cell(template.SETUP_CELL, execution_count=1),
+            nbformat.v4.new_markdown_cell("Every tensor lives on a device."),
+            nbformat.v4.new_code_cell(
+                "x = 1  # one\nprint(x)",
+                execution_count=2,
+                outputs=[nbformat.v4.new_output("stream", name="stdout", text="1\n")],
+            ),
+            nbformat.v4.new_code_cell("print(2)", execution_count=3),
+        ]
+    )
+    path = tmp_path / "01_x.ipynb"
+    nbformat.write(nb, path)
+    return path
+
+
+def test_sync_copies_code_and_outputs_and_lists_what_needs_translating(tmp_path: Path) -> None:
+    english = _english(tmp_path)
+    twin = tmp_path / "zh" / english.name
+    report = translate.sync(english, twin)
+    en, zh = nbformat.read(english, as_version=4), nbformat.read(twin, as_version=4)
+    assert report["missing"] == [c.id for c in en.cells if c.id != en.cells[1].id]  # the setup cell is generated
+    assert report["untranslated"] == [en.cells[0].id, en.cells[2].id, en.cells[3].id]  # cell 4 has no comment
+    assert zh.cells[1].source == template.SETUP_CELL_ZH and template.badge(english.name, "zh") in zh.cells[0].source
+    assert zh.cells[3].outputs == en.cells[3].outputs and zh.cells[4].metadata["translation"]["status"] == "same"
+    assert translate.status(english, twin)["untranslated"] == report["untranslated"]
+
+
+def test_changed_english_is_stale_but_changed_code_keeps_its_chinese_comments(tmp_path: Path) -> None:
+    english = _english(tmp_path)
+    twin = tmp_path / "zh" / english.name
+    translate.sync(english, twin)
+    en, zh = nbformat.read(english, as_version=4), nbformat.read(twin, as_version=4)
+    for cell_id, text in [
+        (en.cells[0].id, "# 01 · 设备"),
+        (en.cells[2].id, "每个张量都在某个设备上。"),
+        (en.cells[3].id, "x = 1  # 一\nprint(x)"),
+    ]:
+        translate.mark_translated(zh, en, cell_id, text)
+    nbformat.write(zh, twin)
+    assert not any(translate.status(english, twin).values())
+    en.cells[2].source = "Every tensor lives on exactly one device."  # prose changed: stale
+    en.cells[3].source = "x = 2  # one\nprint(x)"  # code changed, comment did not: carried over
+    en.cells[3].outputs = [nbformat.v4.new_output("stream", name="stdout", text="2\n")]
+    en.cells[0].source = en.cells[0].source.replace("5 s", "6 s")  # a new time line alone changes nothing
+    nbformat.write(en, english)
+    report = translate.sync(english, twin)
+    zh = nbformat.read(twin, as_version=4)
+    assert report["stale"] == [en.cells[2].id] and zh.cells[2].metadata["translation"]["source"] != en.cells[2].source
+    assert zh.cells[3].source == "x = 2  # 一\nprint(x)" and zh.cells[3].outputs == en.cells[3].outputs
+    en.cells[3].source = "x = 2  # two\nprint(x)"  # the comment changed: stale
+    nbformat.write(en, english)
+    assert translate.sync(english, twin)["stale"] == [en.cells[2].id, en.cells[3].id]
+
+
+def test_removed_and_moved_english_cells_follow(tmp_path: Path) -> None:
+    english = _english(tmp_path)
+    twin = tmp_path / "zh" / english.name
+    translate.sync(english, twin)
+    en = nbformat.read(english, as_version=4)
+    en.cells = [en.cells[0], en.cells[1], en.cells[4], en.cells[2]]
+    nbformat.write(en, english)
+    translate.sync(english, twin)
+    assert [c.id for c in nbformat.read(twin, as_version=4).cells] == [c.id for c in en.cells]
+
+
+def test_code_tokens_ignore_comments_only() -> None:
+    assert translate.code_tokens("x = 1  # one\n# two\n") == translate.code_tokens("x = 1  # 一\n")
+    assert translate.code_tokens("x = 1") != translate.code_tokens("x = 2")
+    assert translate.code_tokens('print("a")') != translate.code_tokens('print("甲")')  # strings are code
+
+
+def test_checks_catch_bad_translations() -> None:
+    assert structure("# A\n[x](y) `c` $m$") != structure("# 甲\n[x](y) $m$")
+    assert "C" in prose("用`device`") and "http" not in prose("[链接](http://x)")
+    line = prose("使用 `device` 选择设备,然后训练.")
+    assert re.search(f"[{CJK}] +[A-Za-z0-9*\\[]", line) and re.search(f"[{CJK}][,;:?!()]", line)
