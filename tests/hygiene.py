@@ -164,20 +164,54 @@ def check_solutions_collapsed(nb: Notebook, lang: str = "en") -> list[str]:
     return problems
 
 
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+           ast.GeneratorExp, ast.ClassDef)
+
+
+def _bound_inside(scope: ast.AST) -> set[str]:
+    """Return the names a function, lambda, class or comprehension binds for itself (parameters and assignments)."""
+    bound: set[str] = set()
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        arguments = scope.args
+        for arg in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]:
+            if arg is not None:
+                bound.add(arg.arg)
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not scope:
+            bound.add(node.name)
+    return bound
+
+
 def defined_and_used(source: str) -> tuple[set[str], set[str]]:
-    """Return the global names a code cell binds and the names it reads (IPython magics are translated first)."""
+    """Return the global names a code cell binds and the global names it reads (IPython magics translated first).
+
+    Names a function, lambda or comprehension binds for itself (its parameters, its locals) are neither: only what
+    the cell leaves behind for later cells, and what it needs from earlier ones, counts."""
     from IPython.core.inputtransformer2 import TransformerManager
 
     tree = ast.parse(TransformerManager().transform_cell(source))
     defined: set[str] = set()
     used: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            (used if isinstance(node.ctx, ast.Load) else defined).add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            defined.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            defined.update((a.asname or a.name).split(".")[0] for a in node.names)
+
+    def visit(node: ast.AST, local: set[str]) -> None:
+        if isinstance(node, _SCOPES):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and not local:
+                defined.add(node.name)
+            local = local | _bound_inside(node)
+        elif isinstance(node, ast.Name):
+            if not isinstance(node.ctx, ast.Load):
+                if not local:
+                    defined.add(node.id)
+            elif node.id not in local:
+                used.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)) and not local:
+            defined.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        for child in ast.iter_child_nodes(node):
+            visit(child, local)
+
+    visit(tree, set())
     return defined, used - set(dir(builtins))
 
 

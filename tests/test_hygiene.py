@@ -200,3 +200,9 @@ def test_student_edition_runs_what_the_tests_run() -> None:
 def test_magics_do_not_break_the_name_analysis() -> None:
     defined, used = hygiene.defined_and_used("%load_ext tensorboard\n!ls\nx = y + 1\ndef f(): return z")
     assert {"x", "f"} <= defined and {"y", "z"} <= used and "print" not in used
+
+
+def test_locals_and_parameters_are_not_globals() -> None:
+    source = "def save(path):\n    path = str(path)\n    return path + suffix\nrows = [r for r in table]\nf = lambda a: a"
+    defined, used = hygiene.defined_and_used(source)
+    assert defined == {"save", "rows", "f"} and used == {"suffix", "table"}
