@@ -1,0 +1,159 @@
+"""Test the built website (_site/) in a real browser: Debian's Chromium, driven by Playwright.
+
+    bash tools/check_site.sh                      # installs what is missing, builds nothing, then runs this
+    .venv-docs/bin/python tools/check_site.py     # against an existing _site/
+
+Every page of both languages is served from localhost and loaded with every request to another host refused, so
+the site must work offline. The checks: no console error and no failed request on any page; every image loaded;
+every link between pages resolves to a file of the site; the language switch of each page leads to the same page
+in the other language; English search finds "device" and Chinese search finds 张量. A screenshot of one lesson
+per language is written to ``_site/screenshots/`` (and, with ``--screenshots DIR``, also to DIR). Exits 1 and
+lists every problem if any check fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import shutil
+import sys
+import threading
+from pathlib import Path
+from urllib.parse import unquote, urljoin, urlparse
+
+from playwright.sync_api import Page, sync_playwright
+
+ROOT = Path(__file__).resolve().parents[1]
+SITE = ROOT / "_site"
+CHROMIUM = "/usr/bin/chromium"  # Debian's package: Playwright's own browser download does not work offline
+# As a sandboxed CI job runs it: no first-run work, no background connections to Google's hosts.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+    "--disable-quic",
+]
+LANGUAGES = ("en", "zh")
+SEARCHES = {"en": "device", "zh": "张量"}
+SCREENSHOT_PAGE = "02_placement_checks.html"
+
+
+def serve(folder: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    """Serve ``folder`` on a free localhost port in a background thread; return the server and its base URL."""
+    handler = functools.partial(QuietHandler, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """A static file server that does not log every request."""
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002  (the base class's name)
+        pass
+
+
+def local_file(url: str, base: str) -> Path | None:
+    """Return the file of the site that ``url`` names, or None when it names another host."""
+    if not url.startswith(base):
+        return None
+    path = unquote(urlparse(url).path).lstrip("/")
+    target = SITE / path
+    return target / "index.html" if target.is_dir() else target
+
+
+def check_page(page: Page, url: str, base: str, problems: list[str]) -> None:
+    """Load one page; record console errors, failed requests, broken images and links that lead nowhere."""
+    name = url.removeprefix(base)
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("requestfailed", lambda request: errors.append(f"request failed: {request.url}"))
+    response = page.goto(url, wait_until="load")
+    page.wait_for_timeout(150)  # scripts that run after load (the theme's, the search's)
+    if response is None or response.status != 200:
+        problems.append(f"{name}: HTTP {response.status if response else 'no response'}")
+    problems += [f"{name}: {error}" for error in errors]
+    broken = page.eval_on_selector_all(
+        "img", "imgs => imgs.filter(i => !i.complete || i.naturalWidth === 0).map(i => i.getAttribute('src'))"
+    )
+    problems += [f"{name}: broken image {src}" for src in broken]
+    for href in page.eval_on_selector_all("a[href]", "links => links.map(a => a.getAttribute('href'))"):
+        target = local_file(urljoin(url, href.split("#")[0]), base) if not href.startswith("#") else None
+        if target is not None and not target.is_file():
+            problems.append(f"{name}: link {href} leads nowhere")
+
+
+def check_switch(page: Page, base: str, lang: str, problems: list[str]) -> None:
+    """The language switch of every page of ``lang`` leads to the page of the same name in the other language."""
+    other = "zh" if lang == "en" else "en"
+    for path in sorted((SITE / lang).glob("*.html")):
+        page.goto(f"{base}{lang}/{path.name}", wait_until="domcontentloaded")
+        href = page.get_attribute(".lang-switch-link", "href")
+        landed = urljoin(page.url, href or "")
+        if href is None or landed != f"{base}{other}/{path.name}" or not (SITE / other / path.name).is_file():
+            problems.append(f"{lang}/{path.name}: language switch leads to {landed}")
+
+
+def check_search(page: Page, base: str, lang: str, problems: list[str]) -> None:
+    """Search the site of ``lang`` for its test word; the results must list at least one lesson."""
+    page.goto(f"{base}{lang}/search.html?q={SEARCHES[lang]}", wait_until="load")
+    try:
+        page.wait_for_selector("#search-results ul.search li", timeout=20_000)
+    except Exception:  # noqa: BLE001  (Playwright's TimeoutError: report it as a finding)
+        problems.append(f"{lang}: searching for {SEARCHES[lang]!r} found nothing")
+        return
+    hits = page.eval_on_selector_all("#search-results ul.search li a", "links => links.map(a => a.href)")
+    if not any("_" in hit.rsplit("/", 1)[-1] for hit in hits):  # lesson pages are named NN_topic.html
+        problems.append(f"{lang}: searching for {SEARCHES[lang]!r} listed no lesson: {hits[:5]}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run every check on both languages; print the problems; return 1 if there are any."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--screenshots", type=Path, help="also copy the screenshots into this folder")
+    parser.add_argument("--lang", choices=LANGUAGES, action="append", help="only this language (switch not checked)")
+    args = parser.parse_args(argv)
+    languages = tuple(args.lang or LANGUAGES)
+    missing = [lang for lang in languages if not (SITE / lang / "index.html").is_file()]
+    if missing:
+        sys.exit(f"no _site/{missing[0]}/: build the site first (bash tools/build_site.sh)")
+    server, base = serve(SITE)
+    problems: list[str] = []
+    pages = [f"{base}{lang}/{p.name}" for lang in languages for p in sorted((SITE / lang).glob("*.html"))]
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base) else route.abort())
+        for url in pages:
+            page = context.new_page()
+            check_page(page, url, base, problems)
+            page.close()
+        page = context.new_page()
+        for lang in languages:
+            if len(languages) == len(LANGUAGES):
+                check_switch(page, base, lang, problems)
+            check_search(page, base, lang, problems)
+        shots = SITE / "screenshots"
+        shots.mkdir(exist_ok=True)
+        for lang in languages:
+            page.goto(f"{base}{lang}/{SCREENSHOT_PAGE}", wait_until="load")
+            page.wait_for_timeout(300)
+            page.screenshot(path=str(shots / f"lesson-{lang}.png"))
+            if args.screenshots:
+                args.screenshots.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(shots / f"lesson-{lang}.png", args.screenshots / f"site-lesson-{lang}.png")
+        browser.close()
+    server.shutdown()
+    print(f"{len(pages)} pages in {len(languages)} language(s) checked in Chromium; screenshots in _site/screenshots/")
+    for problem in problems:
+        print("PROBLEM:", problem)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
