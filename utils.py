@@ -160,11 +160,11 @@ def synchronize(device: torch.device | str) -> None:
 
 # ---- Where does this live? -------------------------------------------------------------------------------------------
 def placement(obj: Any) -> dict[str, str]:
-    """Map every tensor that ``obj`` owns to its device, e.g. ``{"0.weight": "cpu"}``.
+    """Map every tensor that ``obj`` owns to its device, e.g. ``{"0.weight": "cpu"}``; ``{}`` if it owns none.
 
-    ``obj`` may be a tensor, an ``nn.Module`` (parameters *and* buffers, loss modules included), an
-    optimizer (its per-parameter state, such as momentum buffers), or a list/tuple/dict of those.
-    A module without parameters or buffers, or an optimizer before its first step, gives ``{}``.
+    ``obj``: a tensor, an ``nn.Module`` (parameters *and* buffers), an optimizer (its state, from a step or
+    ``load_state_dict``) or a list/tuple/dict of those. Left out: an optimizer's 0-dim CPU tensors, which work with
+    tensors on any device, such as the ``step`` counter Adam keeps on the CPU on purpose (unless capturable or fused).
     """
     if isinstance(obj, torch.Tensor):
         return {"tensor": str(obj.device)}
@@ -176,7 +176,7 @@ def placement(obj: Any) -> dict[str, str]:
         found = {}
         for index, state in enumerate(obj.state.values()):
             for key, value in state.items():
-                if isinstance(value, torch.Tensor):
+                if isinstance(value, torch.Tensor) and (value.dim() > 0 or value.device.type != "cpu"):
                     found[f"state[{index}].{key}"] = str(value.device)
         return found
     if isinstance(obj, dict):

@@ -191,6 +191,18 @@ def test_placement_of_optimizer_state() -> None:
     assert utils.placement(opt) == {"state[0].momentum_buffer": "cpu", "state[1].momentum_buffer": "cpu"}
 
 
+def test_placement_leaves_out_adams_cpu_step_counter() -> None:
+    net = nn.Linear(2, 1, device="meta")  # meta stands in for a GPU: Adam's moments follow it, its step does not
+    opt = torch.optim.Adam(net.parameters())
+    net(torch.ones(1, 2, device="meta")).sum().backward()
+    opt.step()
+    step = opt.state[net.weight]["step"]
+    assert step.device.type == "cpu" and step.dim() == 0  # on purpose (torch/optim/adam.py), unless capturable/fused
+    assert utils.devices_of(opt) == utils.devices_of(net) == {"meta"}  # a correctly built optimizer is not "mixed"
+    assert sorted(utils.placement(opt)) == [f"state[{i}].{k}" for i in (0, 1) for k in ("exp_avg", "exp_avg_sq")]
+    assert utils.placement(torch.tensor(1.0)) == {"tensor": "cpu"}  # a 0-dim tensor on its own is still listed
+
+
 def test_placement_of_containers() -> None:
     found = utils.placement({"x": torch.zeros(1), "batch": [torch.zeros(1), 3]})
     assert found == {"x.tensor": "cpu", "batch.0.tensor": "cpu"}
