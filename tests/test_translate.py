@@ -134,6 +134,31 @@ def test_chinese_punctuation_and_no_spaces_around_english(path: Path) -> None:
             assert not re.search(f"[{CJK}] +[A-Za-z0-9*\\[]|[A-Za-z0-9*\\]] +[{CJK}]", line), f"{where}: a space"
 
 
+def unrendered_bold(markdown: str) -> list[str]:
+    """Return the bold spans that Markdown leaves as literal asterisks: a closing ``**`` right after full-width
+    punctuation and right before a letter or a Chinese character is not a closing delimiter (CommonMark's
+    flanking rules), so ``**易错点。**在GPU上`` shows its asterisks; ``**易错点**。在GPU上`` is bold."""
+    broken = []
+    for line in re.sub(r"`[^`\n]*`", "`C`", markdown).splitlines():
+        for number, match in enumerate(re.finditer(r"\*\*", line)):
+            before, after = line[match.start() - 1 : match.start()], line[match.end() : match.end() + 1]
+            if number % 2 and re.match(r"[，。：；？！、）」』]", before) and re.match(f"[{CJK}A-Za-z0-9]", after):
+                broken.append(line[max(0, match.start() - 15) : match.end() + 5])
+    return broken
+
+
+def test_unrendered_bold_is_caught() -> None:
+    assert unrendered_bold("**易错点。**在GPU上") and not unrendered_bold("**易错点**。在GPU上")
+    assert not unrendered_bold("好。**你将学到**") and not unrendered_bold("**练习1**：写")
+
+
+@pytest.mark.parametrize("path", ENGLISH, ids=IDS)
+def test_bold_renders(path: Path) -> None:
+    _, zh = _pair(path)
+    broken = [(i, b) for i, c in enumerate(zh.cells) if c.cell_type == "markdown" for b in unrendered_bold(c.source)]
+    assert not broken, f"zh/{path.name}: bold that shows its asterisks (move the punctuation after **): {broken}"
+
+
 @pytest.mark.parametrize("path", ENGLISH, ids=IDS)
 def test_glossary_terms_are_used_as_the_glossary_says(path: Path) -> None:
     en, zh = _pair(path)
