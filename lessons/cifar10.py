@@ -1,4 +1,5 @@
-"""CIFAR-10 for notebook 06 and benchmarks/cifar_loop.py: the source's CNN, real data, the generated sample, batches.
+"""CIFAR-10 for notebook 06 and benchmarks/cifar_loop.py: the source's CNN, gradient clipping, real data (or
+generated images of its shape when it cannot be had), the generated sample, batches.
 
 Lesson module (see ``lessons/__init__.py`` for where code lives): it imports ``utils``; ``utils`` never imports it.
 Its unit tests are in ``tests/test_cifar10.py``.
@@ -14,6 +15,7 @@ from typing import Any
 import numpy as np
 import torch
 from torch import nn
+from torch.utils.hooks import RemovableHandle
 
 import utils
 from utils import DATA_DIR, atomic_save, shown_path
@@ -27,8 +29,20 @@ CIFAR10_STD: tuple[float, float, float] = (0.2470, 0.2435, 0.2616)
 CIFAR10_ARCHIVE = "cifar-10-python.tar.gz"
 """The file torchvision downloads into ``data/`` (170 MB); its address is ``torchvision.datasets.CIFAR10.url``."""
 
+CIFAR10_PAGE = "https://www.cs.toronto.edu/~kriz/cifar.html"
+"""The data set's home page (Alex Krizhevsky's), which describes CIFAR-10 and links the archive."""
+
 QUICK_CIFAR10_CLASSES: tuple[str, ...] = (
-    "h-stripes", "v-stripes", "diagonals", "checkers", "disk", "ring", "square", "cross", "triangle", "dots",
+    "h-stripes",
+    "v-stripes",
+    "diagonals",
+    "checkers",
+    "disk",
+    "ring",
+    "square",
+    "cross",
+    "triangle",
+    "dots",
 )
 """Class names of the generated quick-mode sample: one shape or texture per class, drawn in random colours."""
 
@@ -46,6 +60,22 @@ def cifar10_cnn() -> nn.Sequential:
         nn.Linear(64 * 4 * 4, 64),
         nn.Linear(64, 10),
     )
+
+
+def clip_gradients_before_step(optimizer: torch.optim.Optimizer, max_norm: float) -> RemovableHandle:
+    """Make every ``optimizer.step()`` first scale all its gradients down to a total norm of at most ``max_norm``.
+
+    The same as ``nn.utils.clip_grad_norm_(parameters, max_norm)`` between ``backward()`` and ``step()``, without a
+    change to the training loop (notebook 06's, ``utils.train_epoch``); it never waits for the GPU. The hook is not
+    part of ``optimizer.state_dict()``: register it again on a reloaded optimizer. ``.remove()`` on the returned
+    handle undoes it.
+    """
+
+    def clip(optimizer: torch.optim.Optimizer, args: Any, kwargs: Any) -> None:
+        parameters = [p for group in optimizer.param_groups for p in group["params"]]
+        nn.utils.clip_grad_norm_(parameters, max_norm)
+
+    return optimizer.register_step_pre_hook(clip)
 
 
 def cifar10_transform() -> Callable[[Any], torch.Tensor]:
@@ -93,18 +123,17 @@ class CIFARArrays(torch.utils.data.Dataset):
 
 
 def cifar10_unavailable_message(root: str | os.PathLike[str], error: BaseException, download: bool = True) -> str:
-    """Return the one message shown when real CIFAR-10 cannot be loaded: what failed and the two ways to fix it."""
+    """Return what is said when real CIFAR-10 cannot be loaded: what failed, and where to get it and put it."""
+    from torchvision.datasets import CIFAR10
+
     where = shown_path(root) + "/"
     action = "download it into" if download else "find it in"
     return (
         f"Real CIFAR-10 is not available: torchvision could not {action} {where} "
         f"({type(error).__name__}: {error}).\n"
-        f"Fix it in one of two ways:\n"
-        f"  1. On a machine with internet, download {CIFAR10_ARCHIVE} (170 MB; the address is in "
-        f"torchvision.datasets.CIFAR10.url) and copy it into {where} -- torchvision checks and unpacks it on "
-        f"the next run (an already unpacked cifar-10-batches-py/ folder there works too).\n"
-        f"  2. Or use the generated sample instead: quick mode, {utils.QUICK_ENV}=1 in the environment before "
-        f"starting Jupyter (or %env {utils.QUICK_ENV}=1 in the first cell)."
+        f"To get it: on a machine with internet, download {CIFAR10.url} ({CIFAR10_ARCHIVE}, 170 MB; the data "
+        f"set's page is {CIFAR10_PAGE}) and copy the file into {where} -- torchvision checks and unpacks it on the "
+        f"next run (an already unpacked {CIFAR10.base_folder}/ folder there works too)."
     )
 
 
@@ -114,7 +143,8 @@ def load_cifar10(
     """Return ``(images, labels, class names)`` of the real CIFAR-10 train or test split, downloaded into ``root``.
 
     torchvision downloads the archive, verifies its checksum and unpacks it. If that fails (offline, blocked,
-    corrupt file) this raises ONE RuntimeError that says how to fix it; it never switches to other data.
+    corrupt file) this raises ONE RuntimeError, ``cifar10_unavailable_message``; it never switches to other data
+    (``cifar10_datasets`` decides what happens next).
     """
     import tarfile
 
@@ -194,30 +224,57 @@ def quick_cifar10(
 
 
 def cifar10_datasets(
-    quick: bool, root: str | os.PathLike[str] = DATA_DIR, transform: Callable[[Any], Any] | None = None
+    quick: bool,
+    root: str | os.PathLike[str] = DATA_DIR,
+    transform: Callable[[Any], Any] | None = None,
+    download: bool = True,
 ) -> tuple[CIFARArrays, CIFARArrays]:
-    """Return ``(train_set, test_set)``: real CIFAR-10, or with ``quick=True`` the generated sample.
+    """Return ``(train_set, test_set)``: real CIFAR-10, or generated CIFAR-shaped images, and say which.
 
-    Both are ``CIFARArrays`` with the same transform (default ``cifar10_transform()``). Full mode downloads into
-    ``root`` and raises one clear error when it cannot; it never falls back to the sample on its own. Only when
-    ``NB_GENERATED_DATA=1`` is set does full mode use a generated set of CIFAR-10's size (50,000 + 10,000), and
-    it says so.
+    Both are ``CIFARArrays`` with the same transform (default ``cifar10_transform()``); ``is_generated`` tells the
+    kinds apart. ``quick=True``: the generated quick sample (3,000 + 1,000). Full mode: real CIFAR-10 from
+    ``root`` (downloaded there if ``download``). When it cannot be had, it prints a banner to stderr (what failed,
+    where to get the archive and where to put it) and goes on with generated images of CIFAR-10's size and shape
+    (50,000 + 10,000); with ``NB_STRICT_DATA=1`` it raises that RuntimeError instead. With ``NB_GENERATED_DATA=1``
+    full mode uses the generated images at once, and says so.
     """
+    import sys
+
     transform = cifar10_transform() if transform is None else transform
+    generated_classes = list(QUICK_CIFAR10_CLASSES)
     if quick:
         train_images, train_labels, test_images, test_labels = quick_cifar10(root)
-        classes: list[str] = list(QUICK_CIFAR10_CLASSES)
+        classes = generated_classes
     elif utils.env_flag(utils.GENERATED_ENV):
         print(f"{utils.GENERATED_ENV} is set: generated CIFAR-shaped images (50,000 + 10,000), not CIFAR-10")
         train_images, train_labels, test_images, test_labels = quick_cifar10(root, n_train=50_000, n_test=10_000)
-        classes = list(QUICK_CIFAR10_CLASSES)
+        classes = generated_classes
     else:
-        train_images, train_labels, classes = load_cifar10(train=True, root=root)
-        test_images, test_labels, _ = load_cifar10(train=False, root=root)
+        try:
+            train_images, train_labels, classes = load_cifar10(train=True, root=root, download=download)
+            test_images, test_labels, _ = load_cifar10(train=False, root=root, download=download)
+        except RuntimeError as error:
+            if utils.env_flag(utils.STRICT_DATA_ENV):
+                raise RuntimeError(f"{error}\n({utils.STRICT_DATA_ENV}=1 is set, so this stops here.)") from None
+            line = "!" * 100
+            print(
+                f"{line}\n{error}\nGoing on with GENERATED images of the same shape (50,000 + 10,000 images of "
+                f"ten shapes, made once), NOT CIFAR-10: every accuracy below is about them.\n(Set "
+                f"{utils.STRICT_DATA_ENV}=1 to stop here instead.)\n{line}",
+                file=sys.stderr,
+                flush=True,
+            )
+            train_images, train_labels, test_images, test_labels = quick_cifar10(root, n_train=50_000, n_test=10_000)
+            classes = generated_classes
     return (
         CIFARArrays(train_images, train_labels, classes, transform),
         CIFARArrays(test_images, test_labels, classes, transform),
     )
+
+
+def is_generated(dataset: CIFARArrays) -> bool:
+    """Return True if ``dataset`` holds the project's generated shapes (its classes), False for real CIFAR-10."""
+    return dataset.classes == list(QUICK_CIFAR10_CLASSES)
 
 
 def cifar10_device_batches(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import math
 import multiprocessing
 import pickle
 import urllib.error
@@ -107,8 +108,12 @@ def test_dataset_pickles_for_spawned_workers() -> None:
 
 
 def test_dataloader_with_a_spawned_worker() -> None:
-    loader = DataLoader(_small_set(cifar10.cifar10_transform()), batch_size=8, num_workers=1,
-                        multiprocessing_context=multiprocessing.get_context("spawn"))
+    loader = DataLoader(
+        _small_set(cifar10.cifar10_transform()),
+        batch_size=8,
+        num_workers=1,
+        multiprocessing_context=multiprocessing.get_context("spawn"),
+    )
     inputs, targets = next(iter(loader))
     assert inputs.shape == (8, 3, 32, 32) and targets.dtype == torch.int64
 
@@ -138,46 +143,82 @@ def test_cifar10_cnn_shapes() -> None:
     assert sum(p.numel() for p in model.parameters()) == 145_578
 
 
-# ---- full mode: real CIFAR-10, and the one clear message when it is missing --------------------------------
+# ---- full mode: real CIFAR-10, or generated data said loudly, or a stop with NB_STRICT_DATA=1 ----------------------
 
 
-def _assert_clear_message(message: str) -> None:
+def _assert_clear_message(message: str, folder: str) -> None:
+    from torchvision.datasets import CIFAR10
+
     assert message.startswith("Real CIFAR-10 is not available")
-    assert cifar10.CIFAR10_ARCHIVE in message and f"{utils.QUICK_ENV}=1" in message  # both fixes are named
-    assert "torchvision.datasets.CIFAR10.url" in message and "http" not in message
+    assert CIFAR10.url in message and cifar10.CIFAR10_PAGE in message  # where to get it
+    assert f"copy the file into {folder}" in message  # and where to put it
 
 
-def test_offline_download_gives_one_clear_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make torchvision's download fail as it does without a network, and clear the data settings."""
     import torchvision.datasets.cifar
 
     def offline(*args: object, **kwargs: object) -> None:
         raise urllib.error.URLError("[Errno -2] Name or service not known")
 
     monkeypatch.setattr(torchvision.datasets.cifar, "download_and_extract_archive", offline)
+    for name in (utils.STRICT_DATA_ENV, utils.GENERATED_ENV):
+        monkeypatch.delenv(name, raising=False)
+
+
+def _fake_generated(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
+    """Replace the (slow, 60,000-image) generated set by a tiny one; return the sizes asked for."""
+    asked = []
+
+    def fake_sample(root: object, n_train: int = 3000, n_test: int = 1000) -> tuple[np.ndarray, ...]:
+        asked.append((n_train, n_test))
+        return cifar10.make_quick_cifar10(4) + cifar10.make_quick_cifar10(2)
+
+    monkeypatch.setattr(cifar10, "quick_cifar10", fake_sample)
+    return asked
+
+
+def test_offline_download_gives_one_clear_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _offline(monkeypatch)
     with pytest.raises(RuntimeError) as caught:
         cifar10.load_cifar10(train=True, root=tmp_path)
     message = str(caught.value)
-    _assert_clear_message(message)
-    assert "could not download it into" in message and "URLError" in message and str(tmp_path) in message
+    _assert_clear_message(message, f"{tmp_path}/")
+    assert "could not download it into" in message and "URLError" in message
     assert caught.value.__cause__ is None and caught.value.__suppress_context__  # one message, no chained traceback
 
 
-def test_full_mode_datasets_never_fall_back_to_the_sample(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import torchvision.datasets.cifar
+def test_offline_full_mode_goes_on_with_generated_data_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    _offline(monkeypatch)
+    asked = _fake_generated(monkeypatch)
+    train_set, test_set = cifar10.cifar10_datasets(quick=False, root=tmp_path)
+    assert asked == [(50_000, 10_000)]  # CIFAR-10's size and shape
+    assert cifar10.is_generated(train_set) and cifar10.is_generated(test_set)
+    assert (len(train_set), len(test_set)) == (4, 2) and train_set[0][0].shape == (3, 32, 32)
+    banner = capsys.readouterr().err  # stderr: JupyterLab, VS Code and Colab show it in red
+    _assert_clear_message(banner.split("!" * 100)[1].strip(), f"{tmp_path}/")
+    assert "URLError" in banner and "GENERATED images of the same shape" in banner and "NOT CIFAR-10" in banner
+    assert f"{utils.STRICT_DATA_ENV}=1 to stop here" in banner
 
-    def offline(*args: object, **kwargs: object) -> None:
-        raise urllib.error.URLError("offline")
 
-    monkeypatch.setattr(torchvision.datasets.cifar, "download_and_extract_archive", offline)
-    with pytest.raises(RuntimeError, match="Real CIFAR-10 is not available"):
+def test_strict_data_stops_with_the_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _offline(monkeypatch)
+    asked = _fake_generated(monkeypatch)
+    monkeypatch.setenv(utils.STRICT_DATA_ENV, "1")
+    with pytest.raises(RuntimeError) as caught:
         cifar10.cifar10_datasets(quick=False, root=tmp_path)
-    assert not (tmp_path / "cifar10-quick").exists()
+    _assert_clear_message(str(caught.value), f"{tmp_path}/")
+    assert f"({utils.STRICT_DATA_ENV}=1 is set, so this stops here.)" in str(caught.value)
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__
+    assert asked == []  # no generated data in its place
 
 
 def test_missing_files_without_download(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError) as caught:
         cifar10.load_cifar10(train=False, root=tmp_path / "empty", download=False)
-    _assert_clear_message(str(caught.value))
+    _assert_clear_message(str(caught.value), f"{tmp_path / 'empty'}/")
     assert "could not find it in" in str(caught.value)
 
 
@@ -186,24 +227,90 @@ def test_message_shows_paths_inside_the_repo_relative() -> None:
     assert "into data/ (OSError: disk full)" in message and str(utils.ROOT) not in message
 
 
-def test_load_cifar10_reads_torchvision_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _write_fake_cifar10(folder: Path, classes: list[str], monkeypatch: pytest.MonkeyPatch) -> np.ndarray:
+    """Write 20 images in torchvision's CIFAR-10 file layout under ``folder``; return the images."""
     import torchvision.datasets.cifar
     from torchvision.datasets import CIFAR10
 
-    folder = tmp_path / CIFAR10.base_folder
-    folder.mkdir()
+    folder = folder / CIFAR10.base_folder
+    folder.mkdir(parents=True)
     images, labels = cifar10.make_quick_cifar10(20, seed=0)
     rows = images.transpose(0, 3, 1, 2).reshape(20, -1)  # CIFAR's on-disk layout: 3072 bytes, channel-major
     for name, _ in CIFAR10.train_list + CIFAR10.test_list:
         batch = {"data": rows, "labels": labels.tolist()}
         (folder / name).write_bytes(pickle.dumps(batch))
-    meta = {"label_names": list(cifar10.QUICK_CIFAR10_CLASSES)}
-    (folder / CIFAR10.meta["filename"]).write_bytes(pickle.dumps(meta))
+    (folder / CIFAR10.meta["filename"]).write_bytes(pickle.dumps({"label_names": classes}))
     # our fake files have other checksums than the real ones torchvision verifies
     monkeypatch.setattr(torchvision.datasets.cifar, "check_integrity", lambda *args, **kwargs: True)
+    return images
+
+
+def test_load_cifar10_reads_torchvision_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    images = _write_fake_cifar10(tmp_path, list(cifar10.QUICK_CIFAR10_CLASSES), monkeypatch)
     got_images, got_labels, classes = cifar10.load_cifar10(train=False, root=tmp_path)
-    assert np.array_equal(got_images, images) and np.array_equal(got_labels, labels)
+    assert np.array_equal(got_images, images) and np.array_equal(got_labels, cifar10.make_quick_cifar10(20)[1])
     assert classes == list(cifar10.QUICK_CIFAR10_CLASSES)
+
+
+def test_full_mode_with_the_files_uses_them_silently(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    _offline(monkeypatch)  # the files are there: nothing to download
+    classes = ["airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"]
+    images = _write_fake_cifar10(tmp_path, classes, monkeypatch)
+    train_set, test_set = cifar10.cifar10_datasets(quick=False, root=tmp_path)
+    assert not cifar10.is_generated(train_set) and train_set.classes == classes
+    assert np.array_equal(test_set.images, images)
+    assert capsys.readouterr().err == ""
+
+
+def test_quick_sets_are_generated(tmp_path: Path) -> None:
+    train_set, test_set = cifar10.cifar10_datasets(quick=True, root=tmp_path)
+    assert cifar10.is_generated(train_set) and cifar10.is_generated(test_set)
+
+
+# ---- gradient clipping -----------------------------------------------------------------------------------------------
+
+
+def test_clip_gradients_before_step_limits_the_total_norm() -> None:
+    model = torch.nn.Linear(3, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
+    handle = cifar10.clip_gradients_before_step(optimizer, max_norm=1.0)
+    before = [p.detach().clone() for p in model.parameters()]
+    for p in model.parameters():
+        p.grad = torch.full_like(p, 10.0)
+    optimizer.step()
+    step = torch.cat([(b - p.detach()).flatten() for b, p in zip(before, model.parameters(), strict=True)])
+    assert math.isclose(step.norm().item(), 1.0, rel_tol=1e-5)  # lr 1: the step is the clipped gradient
+    assert torch.allclose(step, torch.full_like(step, step[0].item()))  # scaled, not cut: same direction
+    small = [p.detach().clone() for p in model.parameters()]
+    for p in model.parameters():
+        p.grad = torch.full_like(p, 0.1)  # total norm 0.1 * sqrt(8) < 1: left alone
+    optimizer.step()
+    assert all(
+        torch.allclose(s - p.detach(), torch.full_like(p, 0.1)) for s, p in zip(small, model.parameters(), strict=True)
+    )
+    handle.remove()
+    for p in model.parameters():
+        p.grad = torch.full_like(p, 10.0)
+    before = [p.detach().clone() for p in model.parameters()]
+    optimizer.step()  # no hook any more: the full step
+    assert all(
+        torch.allclose(b - p.detach(), torch.full_like(p, 10.0))
+        for b, p in zip(before, model.parameters(), strict=True)
+    )
+
+
+def test_clipping_works_inside_utils_train_epoch() -> None:
+    torch.manual_seed(0)
+    model = cifar10.cifar10_cnn()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    cifar10.clip_gradients_before_step(optimizer, max_norm=1e-3)
+    before = torch.nn.utils.parameters_to_vector(model.parameters()).detach().clone()
+    batch = (torch.randn(8, 3, 32, 32), torch.randint(0, 10, (8,)))
+    utils.train_epoch(model, [batch], torch.nn.CrossEntropyLoss(), optimizer, torch.device("cpu"))
+    moved = (torch.nn.utils.parameters_to_vector(model.parameters()) - before).norm().item()
+    assert 0 < moved < 0.01 * 1e-3 * 1.01  # one step of lr * at most max_norm (float32 rounding: 1%)
 
 
 # ---- the benchmark ----------------------------------------------------------------------------------------
@@ -216,15 +323,38 @@ def test_benchmark_smoke(capsys: pytest.CaptureFixture) -> None:
     spec.loader.exec_module(benchmark)
     threads = torch.get_num_threads()
     try:
-        rows = benchmark.main(["--train-images", "64", "--test-images", "32", "--big-batch", "32", "--repeat", "1",
-                               "--warmup", "1", "--device", "cpu", "--compare-cpu", "--cpu-threads", "1"])
+        rows = benchmark.main(
+            [
+                "--train-images",
+                "64",
+                "--test-images",
+                "32",
+                "--big-batch",
+                "32",
+                "--repeat",
+                "1",
+                "--warmup",
+                "1",
+                "--device",
+                "cpu",
+                "--compare-cpu",
+                "--cpu-threads",
+                "1",
+            ]
+        )
         assert torch.get_num_threads() == 1  # --device cpu ran every CPU timing with --cpu-threads
     finally:
         torch.set_num_threads(threads)
     out = capsys.readouterr().out
-    assert [(r["loop"], r["batch"]) for r in rows] == [("source", 64), ("notebook", 64), ("on-device+item", 64),
-                                                       ("on-device", 64), ("on-device+item", 32), ("on-device", 32),
-                                                       ("notebook (cpu)", 64)]
+    assert [(r["loop"], r["batch"]) for r in rows] == [
+        ("source", 64),
+        ("notebook", 64),
+        ("on-device+item", 64),
+        ("on-device", 64),
+        ("on-device+item", 32),
+        ("on-device", 32),
+        ("notebook (cpu)", 64),
+    ]
     assert rows[0]["ratio"] == 1.0 and all(r["train_ips"] > 0 and r["eval_ips"] > 0 for r in rows)
     lines = out.splitlines()
     assert "train x source" in out and "1 CPU threads of" in lines[0]
@@ -235,17 +365,13 @@ def test_benchmark_smoke(capsys: pytest.CaptureFixture) -> None:
     assert "CPU with 1 threads" in out and "cpu / cpu: " in out
 
 
-def test_full_mode_uses_full_size_generated_data_only_when_asked(
+def test_full_mode_uses_full_size_generated_data_when_asked(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
-    asked = []
-
-    def fake_sample(root: object, n_train: int = 3000, n_test: int = 1000) -> tuple[np.ndarray, ...]:
-        asked.append((n_train, n_test))
-        return cifar10.make_quick_cifar10(4) + cifar10.make_quick_cifar10(2)
-
-    monkeypatch.setattr(cifar10, "quick_cifar10", fake_sample)
+    _offline(monkeypatch)
+    asked = _fake_generated(monkeypatch)
     monkeypatch.setenv(utils.GENERATED_ENV, "1")
     train_set, test_set = cifar10.cifar10_datasets(quick=False)
     assert asked == [(50_000, 10_000)] and len(train_set) == 4 and len(test_set) == 2
-    assert "generated CIFAR-shaped images (50,000 + 10,000), not CIFAR-10" in capsys.readouterr().out
+    out = capsys.readouterr()
+    assert "generated CIFAR-shaped images (50,000 + 10,000), not CIFAR-10" in out.out and out.err == ""
