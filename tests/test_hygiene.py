@@ -203,6 +203,7 @@ def test_magics_do_not_break_the_name_analysis() -> None:
 
 
 def test_locals_and_parameters_are_not_globals() -> None:
-    source = "def save(path):\n    path = str(path)\n    return path + suffix\nrows = [r for r in table]\nf = lambda a: a"
+    source = "def save(path):\n    path = str(path)\n    return path + suffix\n"
+    source += "rows = [r for r in table]\nf = lambda a: a"
     defined, used = hygiene.defined_and_used(source)
     assert defined == {"save", "rows", "f"} and used == {"suffix", "table"}
