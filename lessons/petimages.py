@@ -6,7 +6,9 @@ Its unit tests are in ``tests/test_petimages.py``.
 
 from __future__ import annotations
 
+import http.client
 import os
+import zipfile
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -20,14 +22,26 @@ PET_CLASSES: tuple[str, str] = ("Cat", "Dog")
 """Folder names under ``PetImages/``; an image's label is its folder's index here (cat 0, dog 1)."""
 
 PET_KINDS: tuple[str, ...] = (
-    "kept", "grayscale", "CMYK", "corrupt EXIF", "truncated", "zero-byte", "not an image", "unreadable",
+    "kept",
+    "grayscale",
+    "CMYK",
+    "corrupt EXIF",
+    "truncated",
+    "zero-byte",
+    "not an image",
+    "unreadable",
 )
 """Rows every cleaning report starts with (``make_quick_petimages`` writes one file of each): images kept, what
 some of them had (converted, warned about, decoded from a file that ends early), then three reasons to skip a file.
 Rows for other image modes and for the rarer reasons in ``PET_SKIP_KINDS`` are added when they occur."""
 
 PET_SKIP_KINDS: tuple[str, ...] = (
-    "zero-byte", "not an image", "unreadable", "not a file", "broken link", "unsupported mode",
+    "zero-byte",
+    "not an image",
+    "unreadable",
+    "not a file",
+    "broken link",
+    "unsupported mode",
 )
 """Why an entry of a class folder is skipped. Each entry is counted once: as "kept" or as one of these."""
 
@@ -38,6 +52,12 @@ PETIMAGES_URL = (
     "https://download.microsoft.com/download/3/E/1/3E1C3F21-ECDB-4869-8368-6DEBA77B919F/kagglecatsanddogs_5340.zip"
 )
 """Microsoft's download of the Kaggle cats-and-dogs images (the PetImages folders)."""
+
+PETIMAGES_PAGE = "https://www.microsoft.com/en-us/download/details.aspx?id=54765"
+"""Microsoft's download centre page "Kaggle Cats and Dogs Dataset": where a person downloads the zip in a browser."""
+
+PETIMAGES_ZIP_NAME = "kagglecatsanddogs_5340.zip"
+"""The zip's name; ``get_petimages`` looks for it in its data folder (``data/`` by default)."""
 
 PETIMAGES_ZIP_BYTES = 824_887_076
 """Exact size of ``kagglecatsanddogs_5340.zip``: a file of any other size is incomplete or not the right one."""
@@ -64,8 +84,14 @@ def download_file(url: str, path: str | os.PathLike[str], expected_bytes: int) -
             from tqdm.auto import tqdm
 
             part.parent.mkdir(parents=True, exist_ok=True)  # only once the server answered: offline, nothing is made
-            bar = tqdm(total=expected_bytes, initial=have, unit="B", unit_scale=True, desc=path.name,
-                       disable=utils.is_quick_mode())
+            bar = tqdm(
+                total=expected_bytes,
+                initial=have,
+                unit="B",
+                unit_scale=True,
+                desc=path.name,
+                disable=utils.is_quick_mode(),
+            )
             with open(part, "ab" if have else "wb") as file, bar:
                 while chunk := response.read(1 << 20):
                     file.write(chunk)
@@ -81,7 +107,6 @@ def download_file(url: str, path: str | os.PathLike[str], expected_bytes: int) -
 
 def safe_extract(zip_path: str | os.PathLike[str], dest: str | os.PathLike[str]) -> Path:
     """Extract ``zip_path`` into ``dest`` after checking that no member lands outside ``dest``; return ``dest``."""
-    import zipfile
     from pathlib import PurePosixPath
 
     dest = Path(dest).resolve()
@@ -98,12 +123,18 @@ def safe_extract(zip_path: str | os.PathLike[str], dest: str | os.PathLike[str])
 
 
 def get_petimages(data_dir: str | os.PathLike[str] = DATA_DIR, url: str = PETIMAGES_URL) -> Path:
-    """Return ``data_dir/petimages/PetImages``; download (resumable), check and extract it first if it is missing.
+    """Return a PetImages folder (``Cat/`` and ``Dog/``): the real photos if they can be had, else generated ones.
 
-    With ``NB_GENERATED_DATA=1`` set, return a generated set of the same size instead (``make_generated_petimages``)
-    and say so: for machines that cannot download the real photos.
+    The real photos: ``data_dir/petimages/PetImages``, downloaded (resumable), checked and extracted the first
+    time. When that fails (offline, refused, interrupted, a zip of the wrong size or a damaged one), it prints a
+    banner to stderr that says what failed, where to get the zip (``PETIMAGES_PAGE``) and where to put it, and
+    how to switch on quick mode; then it goes on with a generated set of the real one's size
+    (``make_generated_petimages``) under ``data_dir/petimages-generated``. With ``NB_STRICT_DATA=1`` it raises
+    RuntimeError with that message instead. With ``NB_GENERATED_DATA=1`` it returns the generated set at once
+    and says so. ``data_label`` tells which kind a folder holds.
     """
     import shutil
+    import sys
 
     data_dir = Path(data_dir)
     if utils.env_flag(utils.GENERATED_ENV):
@@ -112,27 +143,53 @@ def get_petimages(data_dir: str | os.PathLike[str] = DATA_DIR, url: str = PETIMA
     pets = data_dir / "petimages" / "PetImages"
     if pets.is_dir():
         return pets
-    zip_path = data_dir / "kagglecatsanddogs_5340.zip"
+    zip_path = data_dir / PETIMAGES_ZIP_NAME
     try:
         if not zip_path.is_file():
             download_file(url, zip_path, PETIMAGES_ZIP_BYTES)
         if zip_path.stat().st_size != PETIMAGES_ZIP_BYTES:
             raise OSError(f"the zip has {zip_path.stat().st_size:,} bytes, not {PETIMAGES_ZIP_BYTES:,}: replace it")
-    except OSError as error:  # offline, refused, timed out, interrupted or wrong size
+        tmp = data_dir / "petimages.part"
+        shutil.rmtree(tmp, ignore_errors=True)
+        safe_extract(zip_path, tmp)
+    except (OSError, http.client.HTTPException, zipfile.BadZipFile) as error:  # offline, refused, cut off, damaged
         reason = getattr(error, "reason", error)  # urllib wraps the network error
         reason = getattr(reason, "strerror", None) or reason  # "Connection refused", without paths or numbers
-        raise RuntimeError(
-            f"PetImages is not available ({reason}). Fix: download {zip_path.name} "
-            f"({PETIMAGES_ZIP_BYTES:,} bytes) from Microsoft's download centre in a browser, "
-            f"put it at {shown_path(zip_path)} "
-            f"and run again; or use the generated sample instead: quick mode, {utils.QUICK_ENV}=1."
-        ) from None
-    tmp = data_dir / "petimages.part"
-    shutil.rmtree(tmp, ignore_errors=True)
-    safe_extract(zip_path, tmp)
+        message = missing_petimages_message(str(reason) or type(error).__name__, zip_path)
+        if utils.env_flag(utils.STRICT_DATA_ENV):
+            raise RuntimeError(message) from None
+        line = "!" * 100
+        print(
+            f"{line}\n{message}\nGoing on with GENERATED look-alikes (25,000 JPEGs, made once): every result "
+            f"below is about them, not about real photos.\n(Set {utils.STRICT_DATA_ENV}=1 to stop here "
+            f"instead.)\n{line}",
+            file=sys.stderr,
+            flush=True,
+        )
+        return make_generated_petimages(data_dir / "petimages-generated")
     shutil.rmtree(pets.parent, ignore_errors=True)
     os.replace(tmp, pets.parent)  # an interrupted extraction never looks finished
     return pets
+
+
+def missing_petimages_message(reason: str, zip_path: str | os.PathLike[str]) -> str:
+    """Return what ``get_petimages`` says when the real photos cannot be had: what failed and how to get them."""
+    return (
+        f"PetImages is not available ({reason}). To use the real photos: open {PETIMAGES_PAGE} "
+        f'(Microsoft\'s download centre, "Kaggle Cats and Dogs Dataset") in a browser, download '
+        f"{PETIMAGES_ZIP_NAME} ({PETIMAGES_ZIP_BYTES:,} bytes), put it at {shown_path(zip_path)} and run again. "
+        f"Or run in quick mode (a small generated sample, no download): set {utils.QUICK_ENV}=1 before starting "
+        f"Jupyter, or put %env {utils.QUICK_ENV}=1 at the top of the first cell."
+    )
+
+
+def data_label(pets: str | os.PathLike[str]) -> str:
+    """Return what the PetImages folder ``pets`` holds, for outputs: the quick sample, generated or real photos."""
+    stamp = Path(pets) / "done.txt"  # written by make_quick_petimages and make_generated_petimages, last
+    text = stamp.read_text() if stamp.is_file() else ""
+    if text.startswith("quick PetImages"):
+        return "quick sample, generated"
+    return "GENERATED, not real photos" if text.startswith("generated PetImages") else "real photos"
 
 
 def load_petimage(
@@ -218,8 +275,13 @@ def _file_type(mode: int) -> str:
 
     if stat.S_ISREG(mode):
         return "file"
-    return "directory" if stat.S_ISDIR(mode) else "FIFO" if stat.S_ISFIFO(mode) else (
-        "socket" if stat.S_ISSOCK(mode) else "device")
+    return (
+        "directory"
+        if stat.S_ISDIR(mode)
+        else "FIFO"
+        if stat.S_ISFIFO(mode)
+        else ("socket" if stat.S_ISSOCK(mode) else "device")
+    )
 
 
 def _decode(source: Any, size: int) -> tuple[np.ndarray, str]:
@@ -351,8 +413,15 @@ def build_petimages(
             files.append(rel)
     if len(files) < len(todo):  # skipped files left empty slots at the end
         images, labels = images[: len(files)].copy(), labels[: len(files)].copy()
-    return {"images": torch.from_numpy(images), "labels": torch.from_numpy(labels), "files": files,
-            "counts": counts, "skipped": skipped, "fingerprint": fingerprint, "keep_truncated": keep_truncated}
+    return {
+        "images": torch.from_numpy(images),
+        "labels": torch.from_numpy(labels),
+        "files": files,
+        "counts": counts,
+        "skipped": skipped,
+        "fingerprint": fingerprint,
+        "keep_truncated": keep_truncated,
+    }
 
 
 def load_or_build_petimages(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import errno
+import http.client
 import http.server
 import importlib.util
 import io
@@ -158,8 +159,20 @@ def _mid_gray(mode: str) -> Image.Image:
 
 @pytest.mark.parametrize(
     ("mode", "fmt"),
-    [("1", "PNG"), ("L", "PNG"), ("LA", "PNG"), ("P", "PNG"), ("PA", "TIFF"), ("RGB", "PNG"), ("RGBA", "PNG"),
-     ("CMYK", "TIFF"), ("CMYK", "JPEG"), ("I;16", "PNG"), ("I;16", "TIFF"), ("I;16B", "TIFF")],
+    [
+        ("1", "PNG"),
+        ("L", "PNG"),
+        ("LA", "PNG"),
+        ("P", "PNG"),
+        ("PA", "TIFF"),
+        ("RGB", "PNG"),
+        ("RGBA", "PNG"),
+        ("CMYK", "TIFF"),
+        ("CMYK", "JPEG"),
+        ("I;16", "PNG"),
+        ("I;16", "TIFF"),
+        ("I;16B", "TIFF"),
+    ],
 )
 def test_every_mode_comes_out_with_its_brightness(mode: str, fmt: str, tmp_path: Path) -> None:
     path = tmp_path / f"gray.{fmt.lower()}"
@@ -229,10 +242,26 @@ def test_truncated_png_is_not_patched(tmp_path: Path) -> None:
 FORK_WARNING = "ignore:.*use of fork\\(\\) may lead to deadlocks:DeprecationWarning"
 
 EXPECTED_COUNTS = {
-    "Cat": {"kept": 5, "grayscale": 1, "CMYK": 0, "corrupt EXIF": 1, "truncated": 0, "zero-byte": 1,
-            "not an image": 1, "unreadable": 0},
-    "Dog": {"kept": 4, "grayscale": 0, "CMYK": 1, "corrupt EXIF": 0, "truncated": 1, "zero-byte": 1,
-            "not an image": 0, "unreadable": 1},
+    "Cat": {
+        "kept": 5,
+        "grayscale": 1,
+        "CMYK": 0,
+        "corrupt EXIF": 1,
+        "truncated": 0,
+        "zero-byte": 1,
+        "not an image": 1,
+        "unreadable": 0,
+    },
+    "Dog": {
+        "kept": 4,
+        "grayscale": 0,
+        "CMYK": 1,
+        "corrupt EXIF": 0,
+        "truncated": 1,
+        "zero-byte": 1,
+        "not an image": 0,
+        "unreadable": 1,
+    },
 }
 
 
@@ -255,8 +284,10 @@ def test_build_counts_every_problem_and_keeps_every_readable_image(workers: int,
     data = petimages.build_petimages(pets, workers=workers)
     assert data["counts"] == EXPECTED_COUNTS
     assert sorted(data["skipped"]) == [
-        ("Cat/666.jpg", "zero-byte", ""), ("Cat/Thumbs.db", "not an image", ""),
-        ("Dog/11702.jpg", "zero-byte", ""), ("Dog/3.jpg", "unreadable", "UnidentifiedImageError"),
+        ("Cat/666.jpg", "zero-byte", ""),
+        ("Cat/Thumbs.db", "not an image", ""),
+        ("Dog/11702.jpg", "zero-byte", ""),
+        ("Dog/3.jpg", "unreadable", "UnidentifiedImageError"),
     ]
     assert data["files"] == [f"Cat/{i}.jpg" for i in range(5)] + [f"Dog/{i}.jpg" for i in (0, 1, 2, 4)]
     assert data["images"].shape == (9, 50, 50) and data["images"].dtype == torch.uint8
@@ -319,10 +350,14 @@ def _odd_entries(pets: Path) -> dict[str, tuple[str, str]]:
     Path(os.fsdecode(bytes(cat) + b"/vid\xe9.jpg")).write_bytes(b"")  # skipped, its name printable
     loop, nothing = ("broken link", os.strerror(errno.ELOOP)), ("broken link", os.strerror(errno.ENOENT))
     return {
-        "Cat/loop_a.jpg": loop, "Cat/loop_b.jpg": loop, "Cat/dangling.jpg": nothing,
+        "Cat/loop_a.jpg": loop,
+        "Cat/loop_b.jpg": loop,
+        "Cat/dangling.jpg": nothing,
         "Cat/album.jpg": ("not a file", "directory"),
-        "Cat/more photos": ("not a file", "directory"), "Cat/pipe.jpg": ("not a file", "FIFO"),
-        "Cat/socket.jpg": ("not a file", "socket"), "Cat/vid\\xe9.jpg": ("zero-byte", ""),
+        "Cat/more photos": ("not a file", "directory"),
+        "Cat/pipe.jpg": ("not a file", "FIFO"),
+        "Cat/socket.jpg": ("not a file", "socket"),
+        "Cat/vid\\xe9.jpg": ("zero-byte", ""),
     }
 
 
@@ -392,8 +427,10 @@ def _damage(cache: Path, how: str) -> None:
     elif how == "older format":  # what the first version wrote: names joined by newlines
         stored = torch.load(cache, weights_only=True)
         names = [stored["files"][:3], stored["files"][3:]]
-        torch.save({k: v for k, v in stored.items() if k not in ("format", "file_lengths")} | {
-            "files": "\n".join(names)}, cache)
+        torch.save(
+            {k: v for k, v in stored.items() if k not in ("format", "file_lengths")} | {"files": "\n".join(names)},
+            cache,
+        )
     elif how == "other object":
         torch.save(torch.zeros(3), cache)
 
@@ -566,20 +603,91 @@ def test_download_too_big_part_starts_over_and_complete_part_needs_no_request(
     assert len(requests) == 1
 
 
-def test_offline_gives_one_clear_message(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def data_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    """Neither NB_GENERATED_DATA nor NB_STRICT_DATA set, whatever the environment running the tests holds."""
+    monkeypatch.delenv(utils.GENERATED_ENV, raising=False)
+    monkeypatch.delenv(utils.STRICT_DATA_ENV, raising=False)
+    return monkeypatch
+
+
+def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make every download fail as it does without a network (no network is used)."""
+
     def offline(request: Any, timeout: float) -> None:
         raise urllib.error.URLError(OSError(101, "Network is unreachable"))
 
     monkeypatch.setattr(urllib.request, "urlopen", offline)
+
+
+def _fake_generated(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """Replace make_generated_petimages (25,000 JPEGs) by a recorder; return the list of folders it was asked for."""
+    calls: list[Path] = []
+    monkeypatch.setattr(petimages, "make_generated_petimages", lambda root: calls.append(Path(root)) or Path(root))
+    return calls
+
+
+def test_offline_goes_on_with_generated_data_and_says_so_loudly(
+    data_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    _offline(data_env)
+    calls = _fake_generated(data_env)
+    data_dir = utils.DATA_DIR / "offline_test_never_created"
+    assert petimages.get_petimages(data_dir) == data_dir / "petimages-generated"
+    assert calls == [data_dir / "petimages-generated"]
+    out, err = capsys.readouterr()
+    assert out == ""  # the banner goes to stderr: the stdout of tools/gpu_check.sh's call ends with the folder
+    assert "PetImages is not available (Network is unreachable)." in err
+    assert petimages.PETIMAGES_PAGE in err and "Kaggle Cats and Dogs Dataset" in err
+    assert "put it at data/offline_test_never_created/kagglecatsanddogs_5340.zip" in err
+    assert f"{utils.QUICK_ENV}=1 before starting Jupyter" in err and f"%env {utils.QUICK_ENV}=1" in err
+    assert "GENERATED" in err and f"{utils.STRICT_DATA_ENV}=1" in err
+    assert not data_dir.exists()  # nothing downloaded, no empty folders left
+
+
+def test_offline_with_strict_data_gives_one_clear_error(data_env: pytest.MonkeyPatch) -> None:
+    _offline(data_env)
+    calls = _fake_generated(data_env)
+    data_env.setenv(utils.STRICT_DATA_ENV, "1")
     data_dir = utils.DATA_DIR / "offline_test_never_created"
     with pytest.raises(RuntimeError) as caught:
         petimages.get_petimages(data_dir)
     message = str(caught.value)
     assert message.startswith("PetImages is not available (Network is unreachable).")
+    assert petimages.PETIMAGES_PAGE in message
     assert "put it at data/offline_test_never_created/kagglecatsanddogs_5340.zip" in message
     assert "824,887,076 bytes" in message and f"{utils.QUICK_ENV}=1" in message
     assert caught.value.__cause__ is None and caught.value.__suppress_context__  # one message, no chain
+    assert not data_dir.exists() and calls == []
+
+
+def test_a_connection_dropped_without_a_message_is_named_by_its_type(
+    data_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    def dropped(request: Any, timeout: float) -> None:
+        raise http.client.HTTPException()  # e.g. a server that closes the connection mid-answer
+
+    data_env.setattr(urllib.request, "urlopen", dropped)
+    calls = _fake_generated(data_env)
+    data_dir = utils.DATA_DIR / "offline_test_never_created"
+    assert petimages.get_petimages(data_dir) == data_dir / "petimages-generated" and len(calls) == 1
+    assert "PetImages is not available (HTTPException)." in capsys.readouterr().err
     assert not data_dir.exists()
+
+
+def test_the_page_is_microsofts_download_centre() -> None:
+    assert petimages.PETIMAGES_PAGE.startswith("https://www.microsoft.com/") and "download" in petimages.PETIMAGES_PAGE
+    assert petimages.PETIMAGES_URL.endswith("/" + petimages.PETIMAGES_ZIP_NAME)
+
+
+def test_data_label_tells_generated_from_real(tmp_path: Path) -> None:
+    quick = petimages.make_quick_petimages(tmp_path / "quick", per_class=6)
+    assert petimages.data_label(quick) == "quick sample, generated"
+    generated = tmp_path / "generated" / "PetImages"
+    generated.mkdir(parents=True)
+    (generated / "done.txt").write_text("generated PetImages v1: 3 per class, seed 0\n")
+    assert "GENERATED" in petimages.data_label(generated)
+    assert petimages.data_label(_pet_folder(tmp_path / "real")) == "real photos"
 
 
 class _ZipHandler(http.server.BaseHTTPRequestHandler):
@@ -597,10 +705,10 @@ class _ZipHandler(http.server.BaseHTTPRequestHandler):
         pass
 
 
-def test_download_into_a_folder_that_does_not_exist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_download_into_a_folder_that_does_not_exist(tmp_path: Path, data_env: pytest.MonkeyPatch) -> None:
     archive = _zip(tmp_path / "served.zip", {"PetImages/Cat/0.jpg": b"c", "PetImages/Dog/0.jpg": b"d"})
     _ZipHandler.payload = archive.read_bytes()
-    monkeypatch.setattr(petimages, "PETIMAGES_ZIP_BYTES", len(_ZipHandler.payload))
+    data_env.setattr(petimages, "PETIMAGES_ZIP_BYTES", len(_ZipHandler.payload))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _ZipHandler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
@@ -613,21 +721,47 @@ def test_download_into_a_folder_that_does_not_exist(tmp_path: Path, monkeypatch:
     assert (data_dir / "kagglecatsanddogs_5340.zip").read_bytes() == _ZipHandler.payload
 
 
-def test_get_petimages_skips_when_present(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_get_petimages_skips_when_present(tmp_path: Path, data_env: pytest.MonkeyPatch) -> None:
     (tmp_path / "petimages" / "PetImages" / "Cat").mkdir(parents=True)
-    monkeypatch.setattr(urllib.request, "urlopen", lambda *a, **k: pytest.fail("downloaded although present"))
+    data_env.setattr(urllib.request, "urlopen", lambda *a, **k: pytest.fail("downloaded although present"))
     assert petimages.get_petimages(tmp_path) == tmp_path / "petimages" / "PetImages"
 
 
-def test_get_petimages_checks_size_then_extracts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(urllib.request, "urlopen", lambda *a, **k: pytest.fail("downloaded although present"))
+def test_get_petimages_checks_size_then_extracts(tmp_path: Path, data_env: pytest.MonkeyPatch) -> None:
+    data_env.setattr(urllib.request, "urlopen", lambda *a, **k: pytest.fail("downloaded although present"))
+    data_env.setenv(utils.STRICT_DATA_ENV, "1")
     archive = _zip(tmp_path / "kagglecatsanddogs_5340.zip", {"PetImages/Cat/0.jpg": b"c", "PetImages/Dog/0.jpg": b"d"})
     with pytest.raises(RuntimeError, match=f"the zip has {archive.stat().st_size:,} bytes, not 824,887,076"):
         petimages.get_petimages(tmp_path)
-    monkeypatch.setattr(petimages, "PETIMAGES_ZIP_BYTES", archive.stat().st_size)
+    data_env.setattr(petimages, "PETIMAGES_ZIP_BYTES", archive.stat().st_size)
     pets = petimages.get_petimages(tmp_path)
     assert pets == tmp_path / "petimages" / "PetImages" and (pets / "Dog" / "0.jpg").read_bytes() == b"d"
     assert not (tmp_path / "petimages.part").exists()
+
+
+def test_a_zip_of_the_wrong_size_falls_back_with_the_reason(
+    tmp_path: Path, data_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    data_env.setattr(urllib.request, "urlopen", lambda *a, **k: pytest.fail("downloaded although present"))
+    calls = _fake_generated(data_env)
+    (tmp_path / "kagglecatsanddogs_5340.zip").write_bytes(b"partial")
+    assert petimages.get_petimages(tmp_path) == tmp_path / "petimages-generated" and len(calls) == 1
+    assert "(the zip has 7 bytes, not 824,887,076: replace it)" in capsys.readouterr().err
+
+
+def test_a_damaged_zip_of_the_right_size_falls_back_or_stops(
+    tmp_path: Path, data_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    data_env.setattr(urllib.request, "urlopen", lambda *a, **k: pytest.fail("downloaded although present"))
+    calls = _fake_generated(data_env)
+    (tmp_path / "kagglecatsanddogs_5340.zip").write_bytes(b"not a zip at all")
+    data_env.setattr(petimages, "PETIMAGES_ZIP_BYTES", 16)
+    assert petimages.get_petimages(tmp_path) == tmp_path / "petimages-generated" and len(calls) == 1
+    assert "PetImages is not available (File is not a zip file)." in capsys.readouterr().err
+    data_env.setenv(utils.STRICT_DATA_ENV, "1")
+    with pytest.raises(RuntimeError, match=r"not available \(File is not a zip file\)"):
+        petimages.get_petimages(tmp_path)
+    assert not (tmp_path / "petimages").exists()
 
 
 # ---- the benchmark ------------------------------------------------------------------------------------------
@@ -647,14 +781,14 @@ def test_benchmark_smoke(capsys: pytest.CaptureFixture) -> None:
 
 
 def test_generated_full_size_set_replaces_the_download_only_when_asked(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+    tmp_path: Path, data_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
-    calls = []
-    monkeypatch.setattr(petimages, "make_generated_petimages", lambda root: calls.append(root) or Path(root))
-    monkeypatch.setenv(utils.GENERATED_ENV, "1")
+    calls = _fake_generated(data_env)
+    data_env.setenv(utils.GENERATED_ENV, "1")
     assert petimages.get_petimages(tmp_path, url="http://127.0.0.1:9/x") == tmp_path / "petimages-generated"
     assert "generated PetImages-like JPEGs, not the real photos" in capsys.readouterr().out
-    monkeypatch.delenv(utils.GENERATED_ENV)
+    data_env.delenv(utils.GENERATED_ENV)
+    data_env.setenv(utils.STRICT_DATA_ENV, "1")
     with pytest.raises(RuntimeError, match="PetImages is not available"):  # without the flag: the real download
         petimages.get_petimages(tmp_path / "other", url="http://127.0.0.1:9/x")
     assert len(calls) == 1
