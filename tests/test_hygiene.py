@@ -153,9 +153,10 @@ def test_readme_lists_notebook_with_colab_badge(path: Path) -> None:
     assert template.badge(path.name) in readme
 
 
-def test_teachers_page_times_come_from_timings_json() -> None:
-    text = template.TEACHING.read_text(encoding="utf-8")
-    assert template.teaching_page_with_table(text) == text, "run tools/notebook_template.py"
+@pytest.mark.parametrize("lang", sorted(template.TEACHING_PAGES))
+def test_teachers_page_times_come_from_timings_json(lang: str) -> None:
+    text = template.TEACHING_PAGES[lang].read_text(encoding="utf-8")
+    assert template.teaching_page_with_table(text, lang) == text, "run tools/notebook_template.py"
 
 
 def _code(source: str) -> nbformat.NotebookNode:
