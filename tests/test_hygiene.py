@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -146,11 +147,29 @@ def test_oversized_notebook_is_caught(tmp_path: Path) -> None:
     assert any("bytes" in p for p in _problems(nb, tmp_path))
 
 
+READMES = {"en": ("README.md", "notebooks"), "zh": ("README.zh.md", "notebooks/zh")}
+
+
+@pytest.mark.parametrize("lang", sorted(READMES))
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
-def test_readme_lists_notebook_with_colab_badge(path: Path) -> None:
-    readme = (NOTEBOOK_DIR.parent / "README.md").read_text(encoding="utf-8")
-    assert f"(notebooks/{path.name})" in readme
-    assert template.badge(path.name) in readme
+def test_readme_lists_notebook_with_colab_badge(path: Path, lang: str) -> None:
+    name, folder = READMES[lang]
+    readme = (NOTEBOOK_DIR.parent / name).read_text(encoding="utf-8")
+    assert f"({folder}/{path.name})" in readme, f"{name} does not link {folder}/{path.name}"
+    assert template.badge(path.name, lang) in readme, f"{name} lacks the Colab badge of {folder}/{path.name}"
+
+
+PAGES = ["README.md", "README.zh.md", "docs/TEACHING.md", "docs/TEACHING.zh.md", "data/README.md"]
+LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_relative_links_of_the_project_pages_resolve(page: str) -> None:
+    path = NOTEBOOK_DIR.parent / page
+    targets = [t.split("#")[0] for t in LINK.findall(path.read_text(encoding="utf-8"))]
+    local = [t for t in targets if t and "://" not in t and not t.startswith("mailto:")]
+    missing = [t for t in local if not (path.parent / t).exists()]
+    assert not missing, f"{page}: links to missing files {missing}"
 
 
 @pytest.mark.parametrize("lang", sorted(template.TEACHING_PAGES))
