@@ -3,7 +3,8 @@
 Parameters, gradients and optimizer state are counted exactly from their tensors (elements x element size); the
 activations autograd saves for backward are recorded with ``torch.autograd.graph.saved_tensors_hooks``, each
 storage once. The same recording can play a GPU with a memory budget on a CPU (``limit``), and
-``largest_batch`` finds the largest batch that fits, on a real GPU or against that budget.
+``largest_batch`` finds the largest batch that fits, on a real GPU (capped by ``gpu_budget``) or against that
+budget.
 
 Lesson module (see ``lessons/__init__.py`` for where code lives): it needs nothing from ``utils``, and ``utils``
 never imports it. Its unit tests are in ``tests/test_memory.py``.
@@ -129,6 +130,23 @@ def largest_batch(run: Callable[[int], object], start: int) -> int:
             gc.collect()  # the failed step's tensors, now unreachable
         batch = (fits + fails) // 2 if fits else batch // 2
     return fits
+
+
+@contextlib.contextmanager
+def gpu_budget(device: torch.device, budget: int) -> Iterator[None]:
+    """On a CUDA ``device``, let the caching allocator reserve at most ``budget`` bytes more than it holds on entry
+    (``torch.cuda.set_per_process_memory_fraction``), so that going past it raises ``torch.OutOfMemoryError``; lift
+    the cap on exit, also after an error. On any other device, do nothing."""
+    if device.type != "cuda":
+        yield
+        return
+    torch.cuda.empty_cache()  # cached blocks would count against the budget without holding anything
+    allowed = torch.cuda.memory_reserved(device) + budget
+    torch.cuda.set_per_process_memory_fraction(allowed / torch.cuda.get_device_properties(device).total_memory, device)
+    try:
+        yield
+    finally:
+        torch.cuda.set_per_process_memory_fraction(1.0, device)
 
 
 def graph_nodes(tensor: torch.Tensor) -> int:

@@ -249,3 +249,35 @@ def test_largest_batch_against_a_simulated_budget(gc_calls: list[int]) -> None:
         loss.backward()
 
     assert memory.largest_batch(run, 64) == 10
+
+
+def test_gpu_budget_does_nothing_off_cuda(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(torch.cuda, "set_per_process_memory_fraction", lambda *a: pytest.fail("capped a CPU"))
+    with memory.gpu_budget(torch.device("cpu"), 8 * memory.MB):
+        assert memory.largest_batch(lambda batch: None, 16) == 16
+
+
+def test_gpu_budget_caps_reserved_plus_budget_and_lifts_the_cap_after_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    fractions: list[float] = []
+    gpu = torch.device("cuda", 0)
+    monkeypatch.setattr(torch.cuda, "empty_cache", lambda: None)
+    monkeypatch.setattr(torch.cuda, "memory_reserved", lambda device: 100 * memory.MB)
+    monkeypatch.setattr(
+        torch.cuda, "get_device_properties", lambda device: type("P", (), {"total_memory": 1000 * memory.MB})
+    )
+    monkeypatch.setattr(
+        torch.cuda, "set_per_process_memory_fraction", lambda fraction, device: fractions.append(fraction)
+    )
+    with pytest.raises(torch.OutOfMemoryError), memory.gpu_budget(gpu, 150 * memory.MB):
+        assert fractions == [0.25]  # (100 MiB held + 150 MiB budget) / 1000 MiB
+        raise torch.OutOfMemoryError("past the budget")
+    assert fractions == [0.25, 1.0]
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_gpu_budget_makes_a_real_gpu_run_out() -> None:
+    gpu = torch.device("cuda")
+    with memory.gpu_budget(gpu, 64 * memory.MB), pytest.raises(torch.OutOfMemoryError):
+        torch.empty(256 * memory.MB, dtype=torch.uint8, device=gpu)
+    after = torch.empty(256 * memory.MB, dtype=torch.uint8, device=gpu)  # the cap is lifted
+    assert after.numel() == 256 * memory.MB
