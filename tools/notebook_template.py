@@ -151,36 +151,48 @@ def _duration_zh(seconds: float) -> str:
     return f"{seconds}秒" if seconds < 90 else f"{seconds // 60}分{seconds % 60:02d}秒"
 
 
-def time_line_zh(times: dict[str, Any]) -> str:
-    """Return the Chinese header line for one notebook's entry of ``timings.json`` (the same facts as ``time_line``)."""
-    parts = []
-    for mode, mode_zh in (("quick", "快速模式"), ("full", "完整模式")):
-        for kind in ("cpu", "gpu"):
-            run = times.get(f"{mode}/{kind}")
-            if run:
-                parts.append(f"{mode_zh}在{_machine_zh(run['machine'])}上{_duration_zh(run['seconds'])}")
-            elif kind == "cpu":
-                parts.append(f"{mode_zh}在CPU上尚未测量")
-    if not any(key.endswith("/gpu") for key in times):
-        parts.append("尚无GPU上的记录")
-    return "**用时**：" + "；".join(parts) + "（由`tools/run_notebooks.py`测量，见`notebooks/timings.json`）。"
+TIME_WORDS = {
+    "en": {
+        "quick": "quick mode",
+        "full": "full mode",
+        "run": "{mode} {duration} on {machine}",
+        "not measured": "{mode} on a CPU not measured yet",
+        "no gpu": "no GPU run recorded yet",
+        "line": "**Time:** {parts} (measured by `tools/run_notebooks.py`, see `notebooks/timings.json`).",
+        "separator": "; ",
+    },
+    "zh": {
+        "quick": "快速模式",
+        "full": "完整模式",
+        "run": "{mode}在{machine}上{duration}",
+        "not measured": "{mode}在CPU上尚未测量",
+        "no gpu": "尚无GPU上的记录",
+        "line": "**用时**：{parts}（由`tools/run_notebooks.py`测量，见`notebooks/timings.json`）。",
+        "separator": "；",
+    },
+}
+"""The words of the header's time line in each language (see ``time_line``)."""
 
 
 def time_line(times: dict[str, Any], lang: str = "en") -> str:
-    """Return the header line for one notebook's entry of ``timings.json`` (what was measured, where)."""
-    if lang == "zh":
-        return time_line_zh(times)
+    """Return the header line for one notebook's entry of ``timings.json`` (what was measured, where) in ``lang``."""
+    words = TIME_WORDS[lang]
+    duration, machine = (_duration_zh, _machine_zh) if lang == "zh" else (_duration, str)
     parts = []
     for mode in ("quick", "full"):
         for kind in ("cpu", "gpu"):
             run = times.get(f"{mode}/{kind}")
             if run:
-                parts.append(f"{mode} mode {_duration(run['seconds'])} on {run['machine']}")
+                parts.append(
+                    words["run"].format(
+                        mode=words[mode], duration=duration(run["seconds"]), machine=machine(run["machine"])
+                    )
+                )
             elif kind == "cpu":
-                parts.append(f"{mode} mode on a CPU not measured yet")
+                parts.append(words["not measured"].format(mode=words[mode]))
     if not any(key.endswith("/gpu") for key in times):
-        parts.append("no GPU run recorded yet")
-    return "**Time:** " + "; ".join(parts) + " (measured by `tools/run_notebooks.py`, see `notebooks/timings.json`)."
+        parts.append(words["no gpu"])
+    return words["line"].format(parts=words["separator"].join(parts))
 
 
 def timings_table(timings: dict[str, dict[str, Any]], names: list[str], lang: str = "en") -> str:
