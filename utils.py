@@ -55,6 +55,35 @@ def cpu_cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
+# ---- The edition's language -----------------------------------------------------------------------------------------
+LANGUAGES = ("en", "zh")
+"""The editions: English (``notebooks/``) and Chinese (``notebooks/zh/``)."""
+
+_language = "en"
+
+
+def set_language(lang: str) -> None:
+    """Make the helpers print their messages in ``lang`` (``"en"`` or ``"zh"``); each edition's setup cell calls it.
+
+    The code of a Chinese notebook is token for token the English code; only its generated setup cell names its
+    language, so that messages meant for a student (setup advice, figure descriptions, exercise checks) read in it.
+    """
+    global _language
+    if lang not in LANGUAGES:
+        raise ValueError(f"unknown language {lang!r}: use one of {', '.join(LANGUAGES)}")
+    _language = lang
+
+
+def language() -> str:
+    """Return the language set by ``set_language`` (``"en"`` until a setup cell sets another)."""
+    return _language
+
+
+def localized(en: str, zh: str) -> str:
+    """Return ``en`` or ``zh``, whichever is the language set by ``set_language``."""
+    return zh if _language == "zh" else en
+
+
 # ---- Quick mode, seeding, progress bars ------------------------------------------------------------------------------
 def env_flag(name: str) -> bool:
     """Return True when the environment variable ``name`` is set to 1, true, yes or on."""

@@ -29,6 +29,16 @@ def test_paths_point_into_the_repo() -> None:
     assert utils.DATA_DIR == utils.ROOT / "data"
 
 
+def test_language_picks_the_editions_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(utils, "_language", "en")
+    assert utils.language() == "en" and utils.localized("GPU memory", "显存") == "GPU memory"
+    utils.set_language("zh")
+    assert utils.language() == "zh" and utils.localized("GPU memory", "显存") == "显存"
+    with pytest.raises(ValueError, match="unknown language 'fr'"):
+        utils.set_language("fr")
+    assert utils.language() == "zh"  # a refused language changes nothing
+
+
 @pytest.mark.parametrize(
     ("value", "expected"), [("1", True), ("true", True), ("YES", True), ("0", False), ("", False), (None, False)]
 )
