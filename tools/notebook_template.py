@@ -308,12 +308,14 @@ def core_table(paths: list[Path], lang: str = "en") -> str:
 
     if lang == "zh":
         rows = [
-            "| 笔记本 | 核心部分：英文字数 | 核心部分：代码单元格 | 核心部分：代码行数 | 核心部分：课堂时间 | 进阶部分包括 |",
+            "| 笔记本 | 核心部分：英文字数 | 核心部分：代码单元格 | 核心部分：代码行数 | 核心部分：课堂时间 "
+            "| 进阶部分包括 |",
             "|---|---|---|---|---|---|",
         ]
     else:
         rows = [
-            "| notebook | core: words | core: code cells | core: lines of code | core: minutes in class | Going deeper holds |",
+            "| notebook | core: words | core: code cells | core: lines of code | core: minutes in class "
+            "| Going deeper holds |",
             "|---|---|---|---|---|---|",
         ]
     for path in paths:
