@@ -211,7 +211,8 @@ def glossary_problems(en: nbformat.NotebookNode, zh: nbformat.NotebookNode, name
 @pytest.mark.parametrize("path", ENGLISH, ids=IDS)
 def test_glossary_terms_are_used_as_the_glossary_says(path: Path) -> None:
     en, zh = _pair(path)
-    assert not glossary_problems(en, zh, path.name)
+    problems = glossary_problems(en, zh, path.name)
+    assert not problems, "\n".join(problems)
 
 
 def test_glossary_check_wants_the_singular_and_the_other_name() -> None:
