@@ -391,14 +391,14 @@ def _check_04_3(init_orthogonal: Callable[[nn.Module], Any]) -> None:
 
 
 # ---- 05 --------------------------------------------------------------------------------------------------------------
-def _check_05_1(identical: Any) -> None:
-    if not isinstance(identical, bool):
-        raise _wrong(f"`identical` is {identical!r}; answer True or False",
-                     f"`identical`是{identical!r}；请回答True或False")
-    if identical:
-        raise _wrong("`identical` is True; compare the weights with `identical(model, uninterrupted)`: momentum "
-                     "that restarts from zero changes the first updates",
-                     "`identical`是True；用`identical(model, uninterrupted)`比较权重："
+def _check_05_1(same_as_uninterrupted: Any) -> None:
+    if not isinstance(same_as_uninterrupted, bool):
+        raise _wrong(f"`same_as_uninterrupted` is {same_as_uninterrupted!r}; answer True or False",
+                     f"`same_as_uninterrupted`是{same_as_uninterrupted!r}；请回答True或False")
+    if same_as_uninterrupted:
+        raise _wrong("`same_as_uninterrupted` is True; compare the weights with `identical(model, uninterrupted)`: "
+                     "momentum that restarts from zero changes the first updates",
+                     "`same_as_uninterrupted`是True；用`identical(model, uninterrupted)`比较权重："
                      "动量从零重新开始会改变最初几次更新")
 
 
@@ -680,22 +680,24 @@ def _check_09_2(sizes: Any, rates: Any, big_batch: int) -> None:
                      f"`rates`是{list(rates)!r}；每秒图像数应是正数")
 
 
-def _check_09_3(step_in_forwards: Any, with_input_grad: Any, no_grad_layer: Any) -> None:
-    for name, value in [("step_in_forwards", step_in_forwards), ("with_input_grad", with_input_grad)]:
+def _check_09_3(forwards_per_step: Any, forwards_with_image_grad: Any, no_grad_layer: Any) -> None:
+    answers = [("forwards_per_step", forwards_per_step), ("forwards_with_image_grad", forwards_with_image_grad)]
+    for name, value in answers:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise _wrong(f"`{name}` is {value!r}; give a number of forward passes",
                          f"`{name}`是{value!r}；请给出前向传播的次数")
-    if abs(step_in_forwards - 3) < 1e-9:
-        raise _wrong("`step_in_forwards` is exactly 3, the rule of thumb; count the training step's FLOPs and "
+    if abs(forwards_per_step - 3) < 1e-9:
+        raise _wrong("`forwards_per_step` is exactly 3, the rule of thumb; count the training step's FLOPs and "
                      "divide by the forward pass's",
-                     "`step_in_forwards`正好是3，这是经验法则；请数出训练一步的FLOP再除以前向的FLOP")
-    if not 2.75 <= step_in_forwards <= 2.85:
-        raise _wrong(f"`step_in_forwards` is {step_in_forwards}; divide a training step's FLOPs by the forward "
+                     "`forwards_per_step`正好是3，这是经验法则；请数出训练一步的FLOP再除以前向的FLOP")
+    if not 2.75 <= forwards_per_step <= 2.85:
+        raise _wrong(f"`forwards_per_step` is {forwards_per_step}; divide a training step's FLOPs by the forward "
                      "pass's, both for the same batch",
-                     f"`step_in_forwards`是{step_in_forwards}；用同一批数据上训练一步的FLOP除以前向的FLOP")
-    if not 2.95 <= with_input_grad <= 3.05:
-        raise _wrong(f"`with_input_grad` is {with_input_grad}; count again with images that require a gradient",
-                     f"`with_input_grad`是{with_input_grad}；让图像需要梯度后再数一次")
+                     f"`forwards_per_step`是{forwards_per_step}；用同一批数据上训练一步的FLOP除以前向的FLOP")
+    if not 2.95 <= forwards_with_image_grad <= 3.05:
+        raise _wrong(f"`forwards_with_image_grad` is {forwards_with_image_grad}; count again with images that "
+                     "require a gradient",
+                     f"`forwards_with_image_grad`是{forwards_with_image_grad}；让图像需要梯度后再数一次")
     if no_grad_layer != 0:
         raise _wrong(f"`no_grad_layer` is {no_grad_layer!r}; which layer's input is the images themselves?",
                      f"`no_grad_layer`是{no_grad_layer!r}；哪一层的输入就是图像本身？")
@@ -834,7 +836,7 @@ _LIST = [
     Exercise("04", 3, ("init_orthogonal",), _check_04_3,
              "`apply` calls your function on every submodule, ReLU and the Sequential itself included.",
              "`apply`会对每个子模块调用你的函数，包括ReLU和Sequential本身。"),
-    Exercise("05", 1, ("identical",), _check_05_1,
+    Exercise("05", 1, ("same_as_uninterrupted",), _check_05_1,
              "Build the optimizer again without `load_state_dict`, train the remaining epochs, compare with "
              "`identical(model, uninterrupted)`.",
              "重新构建优化器但不调用`load_state_dict`，训练剩下的轮数，再用`identical(model, uninterrupted)`比较。",
@@ -895,7 +897,7 @@ _LIST = [
              context=("big_batch",),
              explain_en="Where does the curve flatten on your device, and why?",
              explain_zh="在你的设备上曲线从哪里开始变平？为什么？"),
-    Exercise("09", 3, ("step_in_forwards", "with_input_grad", "no_grad_layer"), _check_09_3,
+    Exercise("09", 3, ("forwards_per_step", "forwards_with_image_grad", "no_grad_layer"), _check_09_3,
              "`FlopCounterMode` around the forward pass alone, then around a training step with images that "
              "require a gradient.",
              "用`FlopCounterMode`分别统计单独的前向传播，以及图像需要梯度时的训练一步。",

@@ -142,6 +142,14 @@ def test_assignment_cells_and_points() -> None:
     assert not any('exercises.check("03", 1, LowerTriangle)' == c.source for c in course.cells)
 
 
+def test_chinese_assignment() -> None:
+    course = nbgrader_course.assignment(lesson_notebook("03", "zh"), "03", "zh")
+    graded = {c.metadata["nbgrader"]["grade_id"]: c for c in course.cells if "nbgrader" in c.metadata}
+    assert graded["ex03_3_question"].source == "**练习3**：" + exercises.exercise("03", 3).explain_zh
+    assert graded["ex03_3_answer"].source.startswith("# 练习3：你的答案\nin_features = None")
+    assert not any(template.LANGUAGES["zh"].solutions in c.source for c in course.cells)
+
+
 def test_a_notebook_without_solutions_section_is_refused(tmp_path: Path) -> None:
     old = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# 02 · Old")])
     nbformat.write(old, tmp_path / "02_old.ipynb")

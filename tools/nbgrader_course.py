@@ -173,7 +173,8 @@ def assignment(nb: nbformat.NotebookNode, lesson: str, lang: str = "en") -> nbfo
     checks = {p.check for p in parts.values()}
     for index, cell in enumerate(nb.cells[:heading]):
         cell = nbformat.from_dict(cell)
-        cell.pop("outputs", None) if cell.cell_type != "code" else cell.update(outputs=[], execution_count=None)
+        if cell.cell_type == "code":  # nbgrader releases notebooks without outputs
+            cell.update(outputs=[], execution_count=None)
         if index in checks:
             continue
         if index not in by_index:
@@ -190,8 +191,8 @@ def assignment(nb: nbformat.NotebookNode, lesson: str, lang: str = "en") -> nbfo
         cells.append(test)
         if found.explain_en:
             question = found.explain_zh if lang == "zh" else found.explain_en
-            prompt = nbformat.v4.new_markdown_cell(f"**{'练习' if lang == 'zh' else 'Exercise'} {part.number}:** "
-                                                   f"{question}")
+            prompt = nbformat.v4.new_markdown_cell(f"**练习{part.number}**：{question}" if lang == "zh" else
+                                                   f"**Exercise {part.number}:** {question}")
             prompt.metadata.update(_meta(f"ex{lesson}_{part.number}_question", solution=False, grade=False))
             written = nbformat.v4.new_markdown_cell(part.explanation or _comments(part.solution.source))
             written.metadata.update(_meta(f"ex{lesson}_{part.number}_explain", solution=True, grade=True,
