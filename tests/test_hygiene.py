@@ -109,6 +109,103 @@ BAD = {
 }
 
 
+def good_notebook_with_checks() -> nbformat.NotebookNode:
+    """The good notebook with its exercise in the structure of issue 27: answer cell, check, ``## Solutions``."""
+    nb = good_notebook()
+    printed = lambda text: [nbformat.v4.new_output("stream", name="stdout", text=text)]  # noqa: E731
+    solution = nbformat.v4.new_code_cell("# Solution: exercise 1\nanswer = 1", execution_count=8)
+    solution.metadata["jupyter"] = {"source_hidden": True}
+    nb.cells[10:] = [
+        nbformat.v4.new_code_cell("# Exercise 1: your answer\nanswer = None", execution_count=6),
+        nbformat.v4.new_code_cell('exercises.check("01", 1, answer)', execution_count=7,
+                                  outputs=printed("Exercise 1: not answered yet: replace the stub.\n")),
+        nbformat.v4.new_markdown_cell("## Solutions\n\nTry the exercises first."),
+        solution,
+        nbformat.v4.new_code_cell('exercises.check("01", 1, answer, strict=True)', execution_count=9,
+                                  outputs=printed("Exercise 1: correct.\n")),
+        nbformat.v4.new_markdown_cell("Why: because."),
+    ]
+    return nb
+
+
+def _insert(index: int, cell: nbformat.NotebookNode) -> Callable[[dict], None]:
+    return lambda nb: nb["cells"].insert(index, cell)
+
+
+BAD_WITH_CHECKS = {
+    "answer cell unlabelled": _set("cells/10/source", "answer = None"),
+    "answer cell of another exercise": _set("cells/10/source", "# Exercise 2: your answer\nanswer = None"),
+    "answer given in the full edition": _set("cells/11/outputs/0/text", "Exercise 1: correct.\n"),
+    "no check under the exercise": _set("cells/11/source", "print(answer)"),
+    "check of another notebook": _set("cells/11/source", 'exercises.check("02", 1, answer)'),
+    "check of another exercise": _set("cells/11/source", 'exercises.check("01", 2, answer)'),
+    "strict check under the exercise": _set("cells/11/source", 'exercises.check("01", 1, answer, strict=True)'),
+    "solution open": _set("cells/13/metadata", {}),
+    "solution output flag stored": _set("cells/13/metadata", {"jupyter": {"source_hidden": True,
+                                                                          "outputs_hidden": True}}),
+    "solution unlabelled": _set("cells/13/source", "# Solution\nanswer = 1"),
+    "solution of another exercise": _set("cells/13/source", "# Solution: exercise 2\nanswer = 1"),
+    "solution reads the stub": _set("cells/13/source", "# Solution: exercise 1\nprint(answer)"),
+    "solution check not strict": _set("cells/14/source", 'exercises.check("01", 1, answer)'),
+    "solution check fails": _set("cells/14/outputs/0/text", "Exercise 1: not yet. It is 2.\n"),
+    "no check after the solution": lambda nb: nb["cells"].pop(14),
+    "no solution at all": lambda nb: [nb["cells"].pop(13) for _ in range(2)],
+    "solution before the Solutions heading": lambda nb: nb["cells"].insert(12, nb["cells"].pop(13)),
+    "other code under Solutions": _insert(15, nbformat.v4.new_code_cell("print(2)", execution_count=10)),
+    "a section after Solutions": _insert(15, nbformat.v4.new_markdown_cell("## More")),
+    "Solutions before Exercises": lambda nb: nb["cells"].insert(8, nb["cells"].pop(12)),
+}
+
+
+def test_good_notebook_with_checks_passes(tmp_path: Path) -> None:
+    assert _problems(good_notebook_with_checks(), tmp_path) == []
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_WITH_CHECKS))
+def test_bad_exercise_with_checks_is_caught(kind: str, tmp_path: Path) -> None:
+    nb = good_notebook_with_checks()
+    BAD_WITH_CHECKS[kind](nb)
+    assert _problems(nb, tmp_path), f"hygiene checks missed: {kind}"
+
+
+def test_chinese_notebook_with_checks_passes(tmp_path: Path) -> None:
+    nb = good_notebook_with_checks()
+    zh = template.LANGUAGES["zh"]
+    line = template.time_line(TIMINGS["01_devices"], "zh")
+    nb.cells[0].source = f"# 01 · 设备\n\n{template.badge(NAME, 'zh')}\n\n{line}"
+    nb.cells[1].source = "你将学到：\n- 东西"
+    nb.cells[2].source = zh.setup_cell
+    nb.cells[7].source, nb.cells[8].source = "## 进阶\n\n选学。", "## 小结\n\n## 练习"
+    nb.cells[9].source = "**练习1**：打印1。"
+    nb.cells[10].source = "# 练习1：你的答案\nanswer = None"
+    nb.cells[11].outputs[0].text = "练习1：尚未作答：把上面单元格里的占位代码换成你的答案。\n"
+    nb.cells[12].source = "## 参考答案\n\n先自己做练习。"
+    nb.cells[13].source = "# 参考答案：练习1\nanswer = 1"
+    nb.cells[14].outputs[0].text = "练习1：正确。\n"
+    nb.cells[15].source = "原因：因为。"
+    (tmp_path / "zh").mkdir()
+    assert _problems(nb, tmp_path / "zh") == []
+    nb.cells[14].outputs[0].text = "Exercise 1: correct.\n"  # the English words: not this edition's check
+    assert _problems(nb, tmp_path / "zh")
+
+
+def test_exercise_text_found_for_answer_check_and_solution() -> None:
+    nb = good_notebook_with_checks()
+    nb.cells.insert(8, _code("deep = 1"))  # under Going deeper
+    nb.cells[14].source = "# Solution: exercise 1\nanswer = deep"
+    assert any("deep" in problem for problem in hygiene.check_core_path(nb))
+    nb.cells[10].source = "**Exercise 1.** (Going deeper) Print it."  # said in the exercise: allowed
+    assert not hygiene.check_core_path(nb)
+
+
+def test_check_call_is_read_from_the_code_only() -> None:
+    assert hygiene.check_call('exercises.check("02", 1, f)  # run me') == ("02", 1, False)
+    assert hygiene.check_call('# hint: exercises.hint("02", 1)\nexercises.check("02", 3, a, b, strict=True)') == (
+        "02", 3, True)
+    assert hygiene.check_call('print(1)\nexercises.check("02", 1, f)') is None
+    assert hygiene.check_call('exercises.check(lesson, 1, f)') is None
+
+
 def _problems(nb: nbformat.NotebookNode, tmp_path: Path, name: str = NAME) -> list[str]:
     path = tmp_path / name
     nbformat.write(nb, path)

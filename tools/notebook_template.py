@@ -73,8 +73,13 @@ class Labels:
     exercises: str
     going_deeper: str
     exercise: re.Pattern[str]  # an exercise cell starts with this; group 1 is its number
-    solution: str  # the first line of a solution cell
-    placeholder: str  # the empty cell that replaces solution {number} in the student edition
+    solution: str  # a solution cell's first line starts with this
+    placeholder: str  # old structure: the empty cell that replaces solution {number} in the student edition
+    solutions: str  # the heading of the last section, which holds every solution (after all the exercises)
+    answer: str  # the first line of exercise {number}'s answer cell, which holds a stub the student replaces
+    solution_of: str  # the first line of the solution of exercise {number}, under the solutions heading
+    unanswered: str  # what the check of an exercise prints for the stub ...
+    correct: str  # ... and for a right answer (lessons/exercises.py)
 
 
 LANGUAGES = {
@@ -88,6 +93,11 @@ LANGUAGES = {
         re.compile(r"\*\*Exercise (\d+)\.\*\*"),
         "# Solution",
         "# Exercise {number} — your solution",
+        "## Solutions",
+        "# Exercise {number}: your answer",
+        "# Solution: exercise {number}",
+        "not answered yet",
+        ": correct.",
     ),
     "zh": Labels(
         ZH_NOTEBOOKS,
@@ -99,6 +109,11 @@ LANGUAGES = {
         re.compile(r"\*\*练习(\d+)\*\*"),
         "# 参考答案",
         "# 练习{number}：在这里写你的答案",
+        "## 参考答案",
+        "# 练习{number}：你的答案",
+        "# 参考答案：练习{number}",
+        "尚未作答",
+        "：正确。",
     ),
 }
 """English (``notebooks/``) and Chinese (``notebooks/zh/``)."""
