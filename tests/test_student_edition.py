@@ -149,5 +149,6 @@ def test_student_version_drops_the_solutions_section() -> None:
     )
     student = student_edition.student_version(nb, name)
     assert student.cells[1:] == nb.cells[1:5] and len(nb.cells) == 9  # the original is kept
-    assert "42" not in nbformat.writes(student) and "correct." not in nbformat.writes(student)
+    written = nbformat.writes(student)  # (not a bare "42": random cell ids may contain it)
+    assert "answer = 42" not in written and "Why 42" not in written and "correct." not in written
     assert student.cells[0].source == "# 02 · Placement\n"
