@@ -161,8 +161,9 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser.add_argument("--workers", type=int, default=None, help="decoding processes (default: every core)")
     parser.add_argument("--root", type=Path, default=None, help="an existing PetImages folder instead")
     parser.add_argument("--skip-source", action="store_true", help="time only notebook 07's pipeline")
-    parser.add_argument("--draft", action="store_true", help="also time our build in one process with and without "
-                        "PIL's draft mode")
+    parser.add_argument(
+        "--draft", action="store_true", help="also time our build in one process with and without PIL's draft mode"
+    )
     args = parser.parse_args(argv)
     try:
         import cv2  # noqa: F401

@@ -780,7 +780,6 @@ def test_benchmark_smoke(capsys: pytest.CaptureFixture) -> None:
     assert ("OpenCV is not installed" in capsys.readouterr().out) != has_cv2  # ... with a message
 
 
-
 @pytest.mark.filterwarnings(FORK_WARNING)
 def test_benchmark_draft_rows_really_decode_without_draft(tmp_path: Path) -> None:
     path = ROOT / "benchmarks" / "petimages_preprocess.py"
@@ -796,6 +795,7 @@ def test_benchmark_draft_rows_really_decode_without_draft(tmp_path: Path) -> Non
         assert image.mode == "L" and image.size[0] < 200  # draft mode is back after the block
     seconds = benchmark.main(["--images", "4", "--repeat", "1", "--draft", "--skip-source"])
     assert {"ours, 1 process", "ours, 1 process, no draft"} <= set(seconds) and all(v > 0 for v in seconds.values())
+
 
 def test_generated_full_size_set_replaces_the_download_only_when_asked(
     tmp_path: Path, data_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
