@@ -290,7 +290,7 @@ def train_epoch(
     The running loss stays on the device, so the GPU is synchronised once per epoch, not once per batch.
     """
     model.train()
-    non_blocking = device.type == "cuda"  # overlaps copies with compute when the loader pins memory
+    non_blocking = device.type == "cuda"  # pinned batches: the copy is queued behind earlier GPU work, the CPU goes on
     total_loss = torch.zeros((), device=device)
     count = 0
     for inputs, targets in loader:
