@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import multiprocessing
 import os
 import random
@@ -287,6 +288,59 @@ def test_atomic_save_with_concurrent_writers_never_shows_a_broken_file(tmp_path)
     assert (len(broken), failures.value) == (0, 0) and good > 0  # no broken read, no failed save
     assert [process.exitcode for process in writers] == [0, 0, 0]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ckpt.pt"]  # and none left a temporary file
+
+
+class _Midway:
+    """Pickled inside a checkpoint: runs ``step`` while ``torch.save`` is writing that checkpoint."""
+
+    def __init__(self, step) -> None:
+        self.step = step
+
+    def __reduce__(self):
+        self.step()
+        return (collections.OrderedDict, ())  # loads back as an empty OrderedDict, which weights_only=True allows
+
+
+def _shared_name_save(obj: object, path) -> None:
+    """``atomic_save`` as it was first written (see git history): one temporary name, ``<name>.tmp``, for all."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        torch.save(obj, tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _interleaved_saves(save, path) -> tuple[list[str], str]:
+    """Writer 2 starts saving to ``path``; while its ``torch.save`` is under way (from inside its pickling, so the
+    steps are the same on every run), writer 1 saves a bigger checkpoint to ``path``. Then a reader loads ``path``.
+    Return (the errors of failed saves, the writer the reader found or the error it got)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    failed_saves = []
+
+    def writer_1() -> None:
+        save({"writer": 1, "data": torch.full((100_000,), 1.0)}, path)
+
+    try:
+        save({"writer": 2, "data": torch.full((1_000,), 2.0), "midway": _Midway(writer_1)}, path)
+    except OSError as error:
+        failed_saves.append(type(error).__name__)
+    try:
+        found = str(torch.load(path, weights_only=True)["writer"])
+    except Exception as error:  # a broken file: what atomic_save exists to prevent
+        found = type(error).__name__
+    return failed_saves, found
+
+
+def test_a_shared_temporary_name_breaks_interleaved_saves_and_a_name_per_call_does_not(tmp_path) -> None:
+    # Shared name: writer 1 renames the file writer 2 is still writing into place, writer 2 then writes over the
+    # checkpoint itself (a broken file) and its own rename finds no temporary file.
+    old = tmp_path / "shared" / "ckpt.pt"
+    assert _interleaved_saves(_shared_name_save, old) == (["FileNotFoundError"], "RuntimeError")
+    # A name per call: both saves succeed, the last rename wins, and no temporary file is left.
+    new = tmp_path / "own" / "ckpt.pt"
+    assert _interleaved_saves(utils.atomic_save, new) == ([], "2")
+    assert sorted(p.name for p in new.parent.iterdir()) == ["ckpt.pt"]
 
 
 def test_atomic_save_is_not_disturbed_by_leftovers_of_killed_writers(tmp_path) -> None:
