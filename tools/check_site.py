@@ -6,7 +6,8 @@
 Every page of both languages is served from localhost and loaded with every request to another host refused, so
 the site must work offline. The checks: no console error and no failed request on any page; every image loaded,
 with alt text that is not a file name; no violation of axe-core's WCAG 2.0, 2.1 and 2.2 level A and AA rules on
-any page (and, in the dark colour scheme, on one lesson per language); every link between pages resolves to a file
+any page (and, in the dark colour scheme, on one lesson per language), after axe has found the three violations of
+a page made to fail; every link between pages resolves to a file
 of the site; the language switch of each page leads to the same page in the other language; English search finds
 "device" and Chinese search finds 张量. With the keyboard alone, on one lesson per language: Tab reaches the
 language switch, the search field and the Colab and download links, each named by its visible text in Chromium's
@@ -124,6 +125,22 @@ def axe_violations(page: Page) -> list[str]:
     ]
 
 
+BAD_PAGE = (  # made to fail: axe must find these three violations in it, or the check itself is broken
+    '<!doctype html><html lang="en"><title>bad</title><main><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">'
+    '<a href="#x"></a><button aria-label="Search">Search <kbd>Ctrl</kbd>+<kbd>K</kbd></button></main></html>'
+)
+BAD_PAGE_VIOLATIONS = {"image-alt", "link-name", "label-content-name-mismatch"}
+
+
+def check_axe_catches(page: Page, problems: list[str]) -> None:
+    """Run axe on a page made to fail (an image without alt text, an empty link, the theme's old search button):
+    a wrong tag or a broken install would otherwise pass every page in silence."""
+    page.set_content(BAD_PAGE)
+    found = {line.split()[1] for line in axe_violations(page)}
+    if not BAD_PAGE_VIOLATIONS <= found:
+        problems.append(f"axe missed {sorted(BAD_PAGE_VIOLATIONS - found)} on a page made to fail (found {found})")
+
+
 def accessible_name(page: Page, selector: str) -> tuple[str, str]:
     """Return the (role, name) that Chromium's accessibility tree, which screen readers read, gives ``selector``."""
     cdp = page.context.new_cdp_session(page)
@@ -223,6 +240,9 @@ def main(argv: list[str] | None = None) -> int:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         context = browser.new_context(viewport={"width": 1280, "height": 900})
         context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base) else route.abort())
+        page = context.new_page()
+        check_axe_catches(page, problems)
+        page.close()
         for url in pages:
             page = context.new_page()
             check_page(page, url, base, problems)
