@@ -65,9 +65,17 @@ CONTROLS = {
 def serve(folder: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
     """Serve ``folder`` on a free localhost port in a background thread; return the server and its base URL."""
     handler = functools.partial(QuietHandler, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = QuietServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+class QuietServer(http.server.ThreadingHTTPServer):
+    """A threading HTTP server that says nothing when the browser drops a connection (it navigated on)."""
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
