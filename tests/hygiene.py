@@ -14,9 +14,11 @@ import re
 from pathlib import Path
 from typing import Any
 
+import mistune
 import nbformat
 from nbval.plugin import comment_markers, find_comment_markers, find_metadata_tags
 
+import utils
 from tools import notebook_template as template
 from tools.student_edition import is_solution
 
@@ -456,5 +458,157 @@ def check_all(path: Path, timings: dict[str, Any] | None = None) -> list[str]:
         + check_solutions_collapsed(nb, lang)
         + check_core_path(nb, lang)
         + check_exercises(nb, lang, path.name[:2])
+        + check_headings(nb)
+        + check_links(nb)
+        + check_figures(nb)
         + check_size(path)
     )
+
+
+# ---- Accessibility (issue 28): what can be checked without a browser -------------------------------------------------
+# The Notebooks for All checklist: one H1 and headings in order, link text that says where it leads, a description
+# of every figure, and nothing told by colour alone. Markdown is parsed as CommonMark (mistune), so a `#` comment in
+# a fenced code block is no heading and a bare URL is a link whose text is the URL.
+MARKDOWN = mistune.create_markdown(renderer="ast", plugins=["table", "url", "strikethrough"])
+HTML_HEADING = re.compile(r"<h([1-6])\b", re.IGNORECASE)
+VAGUE_LINK_TEXTS = {
+    "here", "click here", "click", "this", "this link", "this page", "link", "more", "read more", "see here", "go",
+    "这里", "点击这里", "点这里", "点此", "此处", "这个", "这个链接", "链接", "更多", "详情", "见这里",
+}
+"""Link texts that do not say where the link leads (compared without case, spaces and punctuation)."""
+SHOWS_A_PLOT = {"subplots", "figure", "subplot_mosaic"}  # pyplot calls that make a figure
+LINE_STYLE_KEYWORDS = {"marker", "linestyle", "ls", "dashes"}
+COLOUR_KEYWORDS = {"color", "c", "colors", "facecolor", "edgecolor", "markerfacecolor", "mfc", "markeredgecolor", "mec"}
+PLAIN_COLOURS = {"black", "white", "gray", "grey", "k", "w", "none"}  # text, frames, reference lines
+SAFE_COLOUR_MAPS = {"gray", "Greys", "Blues", "viridis", "cividis"}
+"""Colour maps that read the same with every common colour-vision deficiency (one hue, or viridis' even lightness)."""
+FORMAT_COLOURS = set("bgrcmykw")  # the colour letters of a matplotlib format string such as "r--"
+
+
+def _tokens(tokens: list[dict[str, Any]]) -> Any:
+    """Yield every token of a mistune AST, depth first."""
+    for token in tokens:
+        yield token
+        yield from _tokens(token.get("children", []))
+
+
+def _text(token: dict[str, Any]) -> str:
+    """Return the text a reader (or a screen reader) gets from a token: its text, and the alt text of its images."""
+    return token.get("raw", "") + "".join(_text(child) for child in token.get("children", []))
+
+
+def markdown_headings(markdown: str) -> list[tuple[int, str]]:
+    """Return the (level, text) of every heading of ``markdown``: Markdown headings and HTML ``<h1>`` to ``<h6>``."""
+    headings = []
+    for token in _tokens(MARKDOWN(markdown)):
+        if token["type"] == "heading":
+            headings.append((token["attrs"]["level"], _text(token).strip()))
+        elif token["type"] in ("block_html", "inline_html"):
+            headings += [(int(level), token["raw"].strip()) for level in HTML_HEADING.findall(token["raw"])]
+    return headings
+
+
+def check_heading_order(headings: list[tuple[int, str]]) -> list[str]:
+    """One H1, first; below it no heading skips a level (a ``###`` straight after a ``#`` does)."""
+    problems = []
+    if [level for level, _ in headings].count(1) != 1 or not headings or headings[0][0] != 1:
+        problems.append(f"{[text for level, text in headings if level == 1]} are its H1 headings: there must be one, "
+                        "the title, first")
+    for (before, _), (level, text) in zip(headings[:-1], headings[1:], strict=True):
+        if level > before + 1:
+            problems.append(f"heading {text!r} (level {level}) skips a level after a level-{before} heading")
+    return problems
+
+
+def check_headings(nb: Notebook) -> list[str]:
+    """The headings of all markdown cells, in order, as one page: see ``check_heading_order``."""
+    headings = [h for cell in nb.cells if cell.cell_type == "markdown" for h in markdown_headings(cell.source)]
+    return check_heading_order(headings)
+
+
+def link_problems(markdown: str) -> list[str]:
+    """Links whose text does not say where they lead (empty, vague such as "here", or the bare URL) and images
+    without alt text or with a file name as alt text, in ``markdown``."""
+    problems = []
+    for token in _tokens(MARKDOWN(markdown)):
+        text = _text(token).strip()
+        if token["type"] == "link":
+            words = re.sub(r"[\W_]+", " ", text.lower()).strip()
+            if not words:
+                problems.append(f"a link to {token['attrs']['url']} has no text")
+            elif words in VAGUE_LINK_TEXTS:
+                problems.append(f"link text {text!r} does not say where it leads ({token['attrs']['url']})")
+            elif re.match(r"(https?://|www\.)", text):
+                problems.append(f"link text {text!r} is a bare URL: say what is there")
+        elif token["type"] == "image" and (not text or re.search(r"\.(png|jpe?g|svg|gif)$", text, re.IGNORECASE)):
+            problems.append(f"image {token['attrs']['url']} has no alt text that describes it ({text!r})")
+    return problems
+
+
+def check_links(nb: Notebook) -> list[str]:
+    """Every link's text says where it leads, every image in markdown has alt text (``link_problems``)."""
+    return [f"cell {index}: {problem}" for index, cell in enumerate(nb.cells) if cell.cell_type == "markdown"
+            for problem in link_problems(cell.source)]
+
+
+def _plot_problems(source: str) -> list[str]:
+    """Problems of one code cell's plotting code: a figure shown without ``utils.show_figure``, lines told apart by
+    colour alone (no marker or line style, or the same style twice on one axes), colours outside ``utils.PALETTE``."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    tree = ast.parse(TransformerManager().transform_cell(source))
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
+    names = {ast.unparse(call.func) for call in calls}
+    problems = []
+    if any(isinstance(c.func, ast.Attribute) and c.func.attr == "show" and not c.args for c in calls):
+        problems.append("shows a figure with .show(): use utils.show_figure(fig, en, zh), which gives it alt text")
+    if {f"plt.{name}" for name in SHOWS_A_PLOT} & names and "utils.show_figure" not in names:
+        problems.append("makes a figure but never shows it with utils.show_figure (its description, as alt text)")
+    styles: dict[str, list[str]] = {}
+    allowed = PLAIN_COLOURS | {colour.lower() for colour in utils.PALETTE}
+    for call in calls:
+        if isinstance(call.func, ast.Attribute) and call.func.attr == "plot":
+            formats = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+            keywords = {k.arg: ast.unparse(k.value) for k in call.keywords if k.arg in LINE_STYLE_KEYWORDS}
+            if not formats and not keywords:
+                problems.append(f"{ast.unparse(call)[:60]}: no marker or line style, so only colour tells it apart")
+            if any(FORMAT_COLOURS & set(fmt) for fmt in formats):
+                problems.append(f"{ast.unparse(call)[:60]}: a colour in the format string (use utils.PALETTE)")
+            styles.setdefault(ast.unparse(call.func.value), []).append(repr((formats, sorted(keywords.items()))))
+        for keyword in call.keywords:
+            values = [keyword.value.body, keyword.value.orelse] if isinstance(keyword.value, ast.IfExp) else [
+                keyword.value]
+            for value in values:
+                if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+                    continue
+                if keyword.arg in COLOUR_KEYWORDS and value.value.lower() not in allowed:
+                    problems.append(f"colour {value.value!r}: use utils.PALETTE (colour-blind safe) or black/gray")
+                if keyword.arg == "cmap" and value.value not in SAFE_COLOUR_MAPS:
+                    problems.append(f"colour map {value.value!r}: use one of {sorted(SAFE_COLOUR_MAPS)}")
+    for axes, used in styles.items():
+        if len(set(used)) < len(used):
+            problems.append(f"two lines on {axes} have the same marker and line style: only colour tells them apart")
+    return problems
+
+
+def check_figures(nb: Notebook) -> list[str]:
+    """Every figure is shown by ``utils.show_figure``: its plotting code (``_plot_problems``), and its stored output,
+    an HTML image whose alt text is its description, with the description in both languages in the metadata. An
+    image output of any other kind has no alt text in JupyterLab."""
+    problems = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        problems += [f"cell {index}: {problem}" for problem in _plot_problems(cell.source)]
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            if any(key.startswith("image/") for key in data):
+                problems.append(f"cell {index}: an image output without alt text (show it with utils.show_figure)")
+            html = data.get("text/html", "")
+            if "<img" in html:
+                descriptions = out.get("metadata", {}).get(utils.FIGURE_METADATA, {})
+                if not re.search(r'<img [^>]*alt="[^"]*\w', html):
+                    problems.append(f"cell {index}: an HTML image without alt text")
+                if not all(descriptions.get(lang, "").strip() for lang in template.LANGUAGES):
+                    problems.append(f"cell {index}: a figure without its description in {list(template.LANGUAGES)}")
+    return problems

@@ -12,6 +12,7 @@ import nbformat
 import pytest
 
 import hygiene
+import utils
 from tools import notebook_template as template
 
 NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
@@ -324,3 +325,80 @@ def test_locals_and_parameters_are_not_globals() -> None:
     source += "rows = [r for r in table]\nf = lambda a: a"
     defined, used = hygiene.defined_and_used(source)
     assert defined == {"save", "rows", "f"} and used == {"suffix", "table"}
+
+
+# ---- Accessibility (issue 28): each check shown to catch what it is for ----------------------------------------------
+def _figure_output(alt: str = "A line falls from 1 to 0.", descriptions: dict | None = None) -> dict:
+    descriptions = {"en": alt, "zh": "一条线从1降到0。"} if descriptions is None else descriptions
+    return nbformat.v4.new_output(
+        "display_data", data={"text/html": f'<img src="data:image/png;base64,iVBO" alt="{alt}">', "text/plain": alt},
+        metadata={utils.FIGURE_METADATA: descriptions},
+    )
+
+
+PLOT = 'fig, ax = plt.subplots()\nax.plot(x, y, "o-", color=utils.PALETTE[0])\nutils.show_figure(fig, "en", "zh")'
+
+BAD_A11Y = {
+    "a second H1": (hygiene.check_headings, lambda nb: nb.cells.insert(1, nbformat.v4.new_markdown_cell("# Again"))),
+    "an HTML H1": (hygiene.check_headings, _set("cells/1/source", "<h1>Devices</h1>\n\nYou will learn:\n- things")),
+    "a skipped level": (hygiene.check_headings, _set("cells/1/source", "### You will learn\n- things")),
+    "no H1 first": (hygiene.check_headings, _set("cells/0/source", "## 01 · Devices")),
+    "link text 'here'": (hygiene.check_links, _set("cells/1/source", "See [here](02_placement_checks.ipynb).")),
+    "link text 'click here'": (hygiene.check_links, _set("cells/1/source", "[Click here!](https://pytorch.org)")),
+    "link text 这里": (hygiene.check_links, _set("cells/1/source", "见[这里](02_placement_checks.ipynb)。")),
+    "link text 点击这里": (hygiene.check_links, _set("cells/1/source", "[点击这里](https://pytorch.org)")),
+    "a bare URL": (hygiene.check_links, _set("cells/1/source", "Docs: https://pytorch.org/docs")),
+    "a URL as link text": (hygiene.check_links, _set("cells/1/source", "[https://pytorch.org](https://pytorch.org)")),
+    "an empty link": (hygiene.check_links, _set("cells/1/source", "[](https://pytorch.org)")),
+    "an image without alt": (hygiene.check_links, _set("cells/1/source", "![](plot.png)")),
+    "a file name as alt": (hygiene.check_links, _set("cells/1/source", "![plot.png](plot.png)")),
+    "plt.show()": (hygiene.check_figures, _set("cells/4/source", PLOT.replace('utils.show_figure(fig, "en", "zh")',
+                                                                                "plt.show()"))),
+    "a figure never shown": (hygiene.check_figures, _set("cells/4/source", PLOT.rsplit("\n", 1)[0])),
+    "a line without style": (hygiene.check_figures, _set("cells/4/source", PLOT.replace('"o-", ', ""))),
+    "two lines alike": (hygiene.check_figures, _set("cells/4/source", PLOT.replace("\n", "\nax.plot(x, z, 'o-')\n"))),
+    "a colour letter": (hygiene.check_figures, _set("cells/4/source", PLOT.replace('"o-"', '"ro-"'))),
+    "a named colour": (hygiene.check_figures, _set("cells/4/source", PLOT.replace("utils.PALETTE[0]", '"tab:green"'))),
+    "a colour in a branch": (hygiene.check_figures, _set("cells/4/source", PLOT.replace(
+        "utils.PALETTE[0]", '"red" if bad else "black"'))),
+    "a rainbow colour map": (hygiene.check_figures, _set("cells/4/source", PLOT + '\nax.imshow(a, cmap="jet")')),
+    "an image/png output": (hygiene.check_figures, _add_output(
+        {"output_type": "display_data", "data": {"image/png": "iVBO", "text/plain": "<Figure>"}, "metadata": {}})),
+    "an HTML image without alt": (hygiene.check_figures, _add_output(_figure_output(alt=""))),
+    "no Chinese description": (hygiene.check_figures, _add_output(_figure_output(descriptions={"en": "A line."}))),
+}
+
+
+def test_good_notebook_passes_the_accessibility_checks() -> None:
+    nb = good_notebook()
+    nb.cells[4].source = PLOT
+    nb.cells[4].outputs = [_figure_output()]
+    nb.cells[1].source = "You will learn:\n- things, from [the PyTorch docs](https://pytorch.org/docs) ![a plot](a.png)"
+    nb.cells.insert(2, nbformat.v4.new_markdown_cell("## Setup\n\n```python\n# a comment, not a heading\n```"))
+    assert hygiene.check_headings(nb) == hygiene.check_links(nb) == hygiene.check_figures(nb) == []
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_A11Y))
+def test_bad_notebook_fails_its_accessibility_check(kind: str) -> None:
+    check, mutate = BAD_A11Y[kind]
+    nb = copy.deepcopy(good_notebook())
+    nb.cells[4].source = PLOT
+    mutate(nb)
+    assert check(nb), f"{check.__name__} missed: {kind}"
+
+
+def test_headings_as_a_reader_meets_them() -> None:
+    text = "# Title\n\n```python\n# not a heading\n```\n\nText\n---\n\n<h3>In HTML</h3>"
+    assert hygiene.markdown_headings(text) == [(1, "Title"), (2, "Text"), (3, "<h3>In HTML</h3>")]
+    assert hygiene.check_heading_order([(1, "T"), (2, "A"), (3, "B"), (2, "C"), (3, "D")]) == []
+    assert hygiene.check_heading_order([(1, "T"), (2, "A"), (4, "B")])  # ## then ####
+
+
+WEBSITE_PAGES = ["docs/TEACHING.md", "docs/TEACHING.zh.md", "site/home.en.md", "site/home.zh.md"]
+
+
+@pytest.mark.parametrize("page", WEBSITE_PAGES)
+def test_the_websites_pages_have_headings_in_order_and_telling_links(page: str) -> None:
+    text = (NOTEBOOK_DIR.parent / page).read_text(encoding="utf-8")
+    assert hygiene.check_heading_order(hygiene.markdown_headings(text)) == []
+    assert hygiene.link_problems(text) == []

@@ -109,7 +109,8 @@ def test_code_and_outputs_are_the_english_ones(path: Path) -> None:
         where = f"zh/{path.name} cell {index} ({en_cell.id})"
         assert translate.code_tokens(zh_cell.source) == translate.code_tokens(en_cell.source), f"{where}: code differs"
         assert dict(find_comment_markers(zh_cell.source)) == dict(find_comment_markers(en_cell.source)), where
-        assert zh_cell.outputs == en_cell.outputs and zh_cell.execution_count == en_cell.execution_count, where
+        outputs = [translate.in_language(output, "zh") for output in en_cell.outputs]  # figures: described in Chinese
+        assert zh_cell.outputs == outputs and zh_cell.execution_count == en_cell.execution_count, where
         if en_cell.source.startswith(template.LANGUAGES["en"].solution):
             assert zh_cell.source.startswith(template.LANGUAGES["zh"].solution), f"{where}: solution marker"
 
@@ -318,3 +319,31 @@ def test_checks_catch_bad_translations() -> None:
     assert "C" in prose("用`device`") and "http" not in prose("[链接](http://x)")
     line = prose("使用 `device` 选择设备,然后训练.")
     assert re.search(f"[{CJK}] +[A-Za-z0-9*\\[]", line) and re.search(f"[{CJK}][,;:?!()]", line)
+
+
+def test_a_figures_description_is_chinese_in_the_chinese_twin(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Chinese twin's figure is what utils.show_figure shows when the Chinese setup cell set the language."""
+    import IPython.display
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    import utils
+
+    assert translate.FIGURE_METADATA == utils.FIGURE_METADATA
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda data, raw, metadata: shown.append((data, metadata)))
+    monkeypatch.setattr(utils, "_language", "en")
+    for lang in ("en", "zh"):
+        utils.set_language(lang)
+        fig, ax = plt.subplots(figsize=(1, 1))
+        ax.plot([0, 1], "o-")
+        utils.show_figure(fig, 'A line that rises ("up").', "一条上升的线（“上”）。")
+    (en_data, en_metadata), (zh_data, zh_metadata) = shown
+    english = nbformat.v4.new_output("display_data", data=en_data, metadata=en_metadata)
+    chinese = nbformat.v4.new_output("display_data", data=zh_data, metadata=zh_metadata)
+    assert translate.in_language(english, "zh") == chinese and translate.in_language(chinese, "en") == english
+    assert english.data["text/plain"] == 'A line that rises ("up").'  # the argument is left untouched
+    stream = nbformat.v4.new_output("stream", name="stdout", text="1\n")
+    assert translate.in_language(stream, "zh") == stream

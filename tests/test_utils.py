@@ -394,3 +394,64 @@ def test_evaluate_matches_a_manual_computation() -> None:
 def test_cpu_cores_counts_the_cores_this_process_may_use() -> None:
     cores = utils.cpu_cores()
     assert 1 <= cores <= (os.cpu_count() or 1)
+
+
+# ---- Figures anyone can read (issue 28) -----------------------------------------------------------------------------
+def _shown_figure(monkeypatch: pytest.MonkeyPatch, en: str, zh: str) -> tuple[dict, dict, object]:
+    """Show a small figure with utils.show_figure; return what it displayed (data, metadata) and the figure."""
+    import IPython.display
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda data, raw, metadata: shown.append((data, metadata, raw)))
+    fig, ax = plt.subplots(figsize=(2, 1), dpi=50)
+    ax.plot([0, 1], [1, 0], "o-", color=utils.PALETTE[0])
+    utils.show_figure(fig, en, zh)
+    assert len(shown) == 1 and shown[0][2] is True  # one raw MIME bundle
+    return shown[0][0], shown[0][1], fig
+
+
+def test_show_figure_gives_the_image_its_description_as_alt_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    import base64
+    import html
+    import re
+
+    import matplotlib.pyplot as plt
+
+    monkeypatch.setattr(utils, "_language", "en")
+    data, metadata, fig = _shown_figure(monkeypatch, 'A line falls from 1 to 0 ("down" <fast>).', "一条直线从1降到0。")
+    assert set(data) == {"text/html", "text/plain"}  # no image/png: JupyterLab would show it without alt text
+    assert data["text/plain"] == 'A line falls from 1 to 0 ("down" <fast>).'
+    match = re.fullmatch(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)" alt="([^"]*)">', data["text/html"])
+    assert match, data["text/html"][:80]
+    assert html.unescape(match.group(2)) == data["text/plain"]  # quotes and brackets escaped, nothing lost
+    png = base64.b64decode(match.group(1))
+    assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 500  # a real picture
+    assert metadata == {utils.FIGURE_METADATA: {"en": data["text/plain"], "zh": "一条直线从1降到0。"}}
+    assert fig.number not in plt.get_fignums()  # closed: the inline backend does not show it a second time
+
+
+def test_show_figure_describes_in_the_editions_language(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(utils, "_language", "en")
+    utils.set_language("zh")
+    data, metadata, _ = _shown_figure(monkeypatch, "A line falls.", "一条直线下降。")
+    assert data["text/plain"] == "一条直线下降。" and data["text/html"].endswith('alt="一条直线下降。">')
+    assert metadata[utils.FIGURE_METADATA] == {"en": "A line falls.", "zh": "一条直线下降。"}  # both, for the tools
+
+
+def test_palette_is_colour_blind_safe_and_stands_out_from_white() -> None:
+    from matplotlib.colors import to_rgb
+
+    def luminance(colour: str) -> float:  # WCAG 2.2's relative luminance
+        linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(colour)]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    okabe_ito = {(230, 159, 0), (86, 180, 233), (0, 158, 115), (240, 228, 66), (0, 114, 178), (213, 94, 0),
+                 (204, 121, 167), (0, 0, 0)}
+    assert {tuple(round(255 * c) for c in to_rgb(colour)) for colour in utils.PALETTE} <= okabe_ito
+    assert len(set(utils.PALETTE)) == len(utils.PALETTE) == 5
+    assert all(1.05 / (luminance(colour) + 0.05) >= 3 for colour in utils.PALETTE)  # contrast with white
+    assert 1.05 / (luminance("#E69F00") + 0.05) < 3  # Okabe and Ito's orange does not: it is left out
