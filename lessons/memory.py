@@ -135,18 +135,23 @@ def largest_batch(run: Callable[[int], object], start: int) -> int:
 @contextlib.contextmanager
 def gpu_budget(device: torch.device, budget: int) -> Iterator[None]:
     """On a CUDA ``device``, let the caching allocator reserve at most ``budget`` bytes more than it holds on entry
-    (``torch.cuda.set_per_process_memory_fraction``), so that going past it raises ``torch.OutOfMemoryError``; lift
-    the cap on exit, also after an error. On any other device, do nothing."""
+    (``torch.cuda.set_per_process_memory_fraction``, at most the whole GPU), so that going past it raises
+    ``torch.OutOfMemoryError``; lift the cap on exit, also after an error. On any other device, do nothing.
+
+    ``device`` may have no index, as ``torch.device("cuda")`` from ``utils.get_device()``: that means the current GPU.
+    """
     if device.type != "cuda":
         yield
         return
+    index = torch.cuda.current_device() if device.index is None else device.index  # the cap needs an index
     torch.cuda.empty_cache()  # cached blocks would count against the budget without holding anything
-    allowed = torch.cuda.memory_reserved(device) + budget
-    torch.cuda.set_per_process_memory_fraction(allowed / torch.cuda.get_device_properties(device).total_memory, device)
+    allowed = torch.cuda.memory_reserved(index) + budget
+    torch.cuda.set_per_process_memory_fraction(min(1.0, allowed / torch.cuda.get_device_properties(index).total_memory),
+                                               index)
     try:
         yield
     finally:
-        torch.cuda.set_per_process_memory_fraction(1.0, device)
+        torch.cuda.set_per_process_memory_fraction(1.0, index)
 
 
 def graph_nodes(tensor: torch.Tensor) -> int:

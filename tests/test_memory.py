@@ -6,9 +6,11 @@ from collections.abc import Callable
 
 import pytest
 import torch
+from fake_cuda import FakeGpu
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
+import utils
 from lessons import cifar10, memory
 
 CNN_BYTES_PER_IMAGE = 315_688
@@ -257,26 +259,34 @@ def test_gpu_budget_does_nothing_off_cuda(monkeypatch: pytest.MonkeyPatch) -> No
         assert memory.largest_batch(lambda batch: None, 16) == 16
 
 
-def test_gpu_budget_caps_reserved_plus_budget_and_lifts_the_cap_after_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    fractions: list[float] = []
-    gpu = torch.device("cuda", 0)
-    monkeypatch.setattr(torch.cuda, "empty_cache", lambda: None)
-    monkeypatch.setattr(torch.cuda, "memory_reserved", lambda device: 100 * memory.MB)
-    monkeypatch.setattr(
-        torch.cuda, "get_device_properties", lambda device: type("P", (), {"total_memory": 1000 * memory.MB})
-    )
-    monkeypatch.setattr(
-        torch.cuda, "set_per_process_memory_fraction", lambda fraction, device: fractions.append(fraction)
-    )
-    with pytest.raises(torch.OutOfMemoryError), memory.gpu_budget(gpu, 150 * memory.MB):
-        assert fractions == [0.25]  # (100 MiB held + 150 MiB budget) / 1000 MiB
+def test_gpu_budget_caps_the_device_the_notebook_passes_and_lifts_the_cap_after_an_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # torch.cuda's own Python runs for real on a GPU faked at its C layer, with the device notebook 10 passes:
+    # utils.get_device()'s torch.device("cuda"), which has no index
+    gpu = FakeGpu(monkeypatch, total_memory=1000 * memory.MB)
+    gpu.reserved = 100 * memory.MB
+    device = utils.get_device()
+    assert device == torch.device("cuda") and device.index is None
+    with pytest.raises(torch.OutOfMemoryError), memory.gpu_budget(device, 150 * memory.MB):
+        assert gpu.called("emptyCache") == [()]  # the cache emptied first: cached blocks hold nothing
+        assert gpu.called("setMemoryFraction") == [(0.25, 0)]  # (100 MiB held + 150 MiB budget) / 1000 MiB, GPU 0
         raise torch.OutOfMemoryError("past the budget")
-    assert fractions == [0.25, 1.0]
+    assert gpu.called("setMemoryFraction") == [(0.25, 0), (1.0, 0)]  # lifted on the way out
 
 
+def test_gpu_budget_past_the_whole_gpu_caps_at_all_of_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    gpu = FakeGpu(monkeypatch, total_memory=1000 * memory.MB)
+    gpu.reserved = 900 * memory.MB
+    with memory.gpu_budget(utils.get_device(), 500 * memory.MB):  # more than the GPU has left
+        assert gpu.fraction == 1.0  # torch refuses a fraction above 1
+    assert gpu.called("setMemoryFraction") == [(1.0, 0), (1.0, 0)]
+
+
+@pytest.mark.gpu
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 def test_gpu_budget_makes_a_real_gpu_run_out() -> None:
-    gpu = torch.device("cuda")
+    gpu = utils.get_device()  # torch.device("cuda"), as notebook 10 passes it
     with memory.gpu_budget(gpu, 64 * memory.MB), pytest.raises(torch.OutOfMemoryError):
         torch.empty(256 * memory.MB, dtype=torch.uint8, device=gpu)
     after = torch.empty(256 * memory.MB, dtype=torch.uint8, device=gpu)  # the cap is lifted
