@@ -187,6 +187,26 @@ def synchronize(device: torch.device | str) -> None:
         torch.mps.synchronize()
 
 
+AMP_DTYPE_ENV = "NB_AMP_DTYPE"
+"""Set to ``float16`` to make mixed precision use float16 even where bfloat16 is there: a T4's path on any GPU."""
+
+
+def amp_dtype(device: torch.device) -> torch.dtype:
+    """Return the dtype mixed precision (``torch.autocast``) computes in on ``device`` (notebooks 09 and 10).
+
+    ``NB_AMP_DTYPE`` (``float16`` or ``bfloat16``) if set; else bfloat16 on a CPU and on CUDA GPUs that compute in
+    it natively (compute capability 8.0 or newer), float16 on other GPUs (a T4, Apple's GPUs).
+    """
+    forced = os.environ.get(AMP_DTYPE_ENV, "").strip().lower()
+    if forced:
+        if forced not in ("float16", "bfloat16"):
+            raise ValueError(f"{AMP_DTYPE_ENV}={forced!r}: use float16 or bfloat16, or leave it unset")
+        return getattr(torch, forced)
+    if device.type == "cuda":
+        return torch.bfloat16 if torch.cuda.is_bf16_supported(including_emulation=False) else torch.float16
+    return torch.bfloat16 if device.type == "cpu" else torch.float16
+
+
 # ---- Where does this live? -------------------------------------------------------------------------------------------
 def placement(obj: Any) -> dict[str, str]:
     """Map every tensor that ``obj`` owns to its device, e.g. ``{"0.weight": "cpu"}``; ``{}`` if it owns none.

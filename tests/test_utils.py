@@ -14,6 +14,7 @@ import types
 import numpy as np
 import pytest
 import torch
+from fake_cuda import FakeGpu
 from torch import nn
 
 import utils
@@ -88,12 +89,20 @@ def test_get_device_is_usable() -> None:
 
 def test_get_device_works_where_current_accelerator_has_no_check_available(monkeypatch: pytest.MonkeyPatch) -> None:
     # torch.accelerator as PyTorch 2.6 has it: current_accelerator() takes no check_available argument
-    def old_accelerator(available: bool) -> types.SimpleNamespace:
-        return types.SimpleNamespace(is_available=lambda: available, current_accelerator=lambda: torch.device("cuda"))
-
-    monkeypatch.setattr(torch, "accelerator", old_accelerator(False), raising=False)
+    old = types.SimpleNamespace(is_available=lambda: False, current_accelerator=lambda: torch.device("cuda"))
+    monkeypatch.setattr(torch, "accelerator", old, raising=False)
     assert utils.get_device() == torch.device("cpu")  # a CUDA build on a machine without a GPU
-    monkeypatch.setattr(torch, "accelerator", old_accelerator(True), raising=False)
+
+
+def test_get_device_on_a_cuda_gpu_is_the_index_less_cuda(monkeypatch: pytest.MonkeyPatch) -> None:
+    FakeGpu(monkeypatch)  # torch's C layer reports one GPU; torch.accelerator and torch.cuda run as on a GPU
+    device = utils.get_device()
+    assert device == torch.device("cuda") and device.index is None  # what every notebook then passes around
+
+
+def test_get_device_on_a_cuda_gpu_without_torch_accelerator(monkeypatch: pytest.MonkeyPatch) -> None:
+    FakeGpu(monkeypatch)
+    monkeypatch.delattr(torch, "accelerator", raising=False)  # PyTorch before 2.6
     assert utils.get_device() == torch.device("cuda")
 
 
@@ -105,6 +114,49 @@ def test_synchronize_waits_for_queued_work() -> None:
     assert result.sum().item() == 256.0**3  # the work finished and is correct
     with pytest.raises(RuntimeError):
         utils.synchronize("not-a-device")
+
+
+def test_synchronize_and_time_runs_wait_for_the_cuda_gpu_the_notebooks_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    gpu = FakeGpu(monkeypatch)
+    device = utils.get_device()
+    utils.synchronize(device)
+    utils.synchronize("cuda")
+    assert gpu.called("synchronize") == [(0,), (0,)]  # torch.cuda.synchronize picked GPU 0 for the plain "cuda"
+    utils.time_runs(lambda: None, device, warmup=2, repeat=3)
+    assert len(gpu.called("synchronize")) == 2 + 1 + 3  # once after the warm-up, once after every timed call
+
+
+@pytest.mark.parametrize(
+    ("setting", "capability", "expected"),
+    [
+        (None, (9, 0), torch.bfloat16),  # an H100
+        (None, (8, 0), torch.bfloat16),  # an A100
+        (None, (7, 5), torch.float16),  # a T4: no bfloat16
+        ("float16", (9, 0), torch.float16),  # the T4's path forced on an H100
+        (" Float16 ", (9, 0), torch.float16),
+        ("bfloat16", (7, 5), torch.bfloat16),
+    ],
+)
+def test_amp_dtype_on_cuda_gpus(
+    setting: str | None, capability: tuple[int, int], expected: torch.dtype, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    FakeGpu(monkeypatch, capability=capability)
+    if setting is None:
+        monkeypatch.delenv(utils.AMP_DTYPE_ENV, raising=False)
+    else:
+        monkeypatch.setenv(utils.AMP_DTYPE_ENV, setting)
+    assert utils.amp_dtype(utils.get_device()) == expected
+
+
+def test_amp_dtype_elsewhere_and_a_wrong_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(utils.AMP_DTYPE_ENV, raising=False)
+    assert utils.amp_dtype(torch.device("cpu")) == torch.bfloat16
+    assert utils.amp_dtype(torch.device("mps")) == torch.float16
+    monkeypatch.setenv(utils.AMP_DTYPE_ENV, "float16")
+    assert utils.amp_dtype(torch.device("cpu")) == torch.float16  # the float16 path's plumbing, dry-run on a CPU
+    monkeypatch.setenv(utils.AMP_DTYPE_ENV, "fp16")
+    with pytest.raises(ValueError, match="NB_AMP_DTYPE='fp16': use float16 or bfloat16"):
+        utils.amp_dtype(torch.device("cpu"))
 
 
 def test_expect_error_prints_type_and_message(capsys: pytest.CaptureFixture) -> None:
@@ -143,11 +195,13 @@ def test_check_runtime_says_how_to_get_a_gpu_on_colab(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
     monkeypatch.setenv("COLAB_RELEASE_TAG", "release-colab-test")
-    monkeypatch.setattr(utils, "get_device", lambda: torch.device("cpu"))
+    # Colab's CPU runtime: torch's C layer is a CUDA build's (its accelerator is CUDA) that finds no GPU
+    monkeypatch.setattr(torch._C, "_accelerator_getAccelerator", lambda: torch.device("cuda"), raising=False)
+    monkeypatch.setattr(torch._C, "_cuda_getDeviceCount", lambda: 0, raising=False)
     utils.check_runtime()
     out = capsys.readouterr().out
     assert "Runtime -> Change runtime type -> GPU" in out and "Going on on the CPU" in out
-    monkeypatch.setattr(utils, "get_device", lambda: torch.device("cuda"))
+    FakeGpu(monkeypatch)  # a GPU runtime
     utils.check_runtime()
     assert capsys.readouterr().out == ""
 
@@ -455,3 +509,37 @@ def test_palette_is_colour_blind_safe_and_stands_out_from_white() -> None:
     assert len(set(utils.PALETTE)) == len(utils.PALETTE) == 5
     assert all(1.05 / (luminance(colour) + 0.05) >= 3 for colour in utils.PALETTE)  # contrast with white
     assert 1.05 / (luminance("#E69F00") + 0.05) < 3  # Okabe and Ito's orange does not: it is left out
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_the_device_helpers_on_a_real_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    device = utils.get_device()
+    assert device == torch.device("cuda")
+    product = torch.ones(1024, 1024, device=device) @ torch.ones(1024, 1024, device=device)
+    utils.synchronize(device)
+    assert product[0, 0].item() == 1024
+    monkeypatch.delenv(utils.AMP_DTYPE_ENV, raising=False)
+    native_bf16 = torch.cuda.get_device_capability(device) >= (8, 0)
+    assert utils.amp_dtype(device) == (torch.bfloat16 if native_bf16 else torch.float16)
+    monkeypatch.setenv(utils.AMP_DTYPE_ENV, "float16")
+    with torch.autocast(device.type, dtype=utils.amp_dtype(device)):
+        assert (product @ product).dtype == torch.float16
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_train_epoch_and_evaluate_on_a_real_gpu_with_pinned_batches() -> None:
+    torch.manual_seed(0)
+    device = utils.get_device()
+    train, test = _toy_loaders()
+    inputs, targets = torch.cat([x for x, _ in train]), torch.cat([y for _, y in train])
+    loader = torch.utils.data.DataLoader(
+        torch.utils.data.TensorDataset(inputs, targets), batch_size=32, pin_memory=True
+    )  # pinned batches: train_epoch copies them with non_blocking=True on CUDA
+    model = nn.Linear(2, 2).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+    for _ in range(5):
+        utils.train_epoch(model, loader, nn.CrossEntropyLoss(), optimizer, device)
+    test_loss, test_acc = utils.evaluate(model, test, nn.CrossEntropyLoss(), device)
+    assert test_acc > 0.95 and test_loss < 0.5
