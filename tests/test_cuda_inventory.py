@@ -36,28 +36,56 @@ KINDS = ("fake:", "GPU run of", "not run yet", "everywhere")
 CUDA_STRING = re.compile(r"^cuda(:\d+)?$")
 
 
+def tokens(source: str) -> list[tuple[int, str, int]]:
+    """Return ``source``'s tokens as ``(type, text, line)``, the same on every supported Python.
+
+    IPython's ``!``/``%`` lines count as comments. Python 3.12 splits an f-string into FSTRING_START, its parts and
+    FSTRING_END (PEP 701), where 3.11 gives one STRING token: here an f-string is always one STRING token with its
+    whole text, as on 3.11, so that the names inside it never count and a site's digest is the same everywhere.
+    """
+    code = "\n".join("#" + line if line.lstrip().startswith(("%", "!")) else line for line in source.split("\n"))
+    lines = code.splitlines(keepends=True)
+    fstring_start = getattr(tokenize, "FSTRING_START", None)  # Python 3.12 and later
+    fstring_end = getattr(tokenize, "FSTRING_END", None)
+    found: list[tuple[int, str, int]] = []
+    depth, start = 0, (0, 0)
+    for token in tokenize.generate_tokens(io.StringIO(code).readline):
+        if fstring_start is not None and token.type == fstring_start:
+            if depth == 0:
+                start = token.start
+            depth += 1
+        elif depth and token.type == fstring_end:
+            depth -= 1
+            if depth == 0:
+                (row, col), (end_row, end_col) = start, token.end
+                text = "".join(lines[row - 1 : end_row])
+                text = text[col : len(text) - len(lines[end_row - 1]) + end_col]
+                found.append((tokenize.STRING, text, row))
+        elif depth == 0:
+            found.append((token.type, token.string, token.start[0]))
+    return found
+
+
 def cuda_lines(source: str) -> set[int]:
     """Return the line numbers (1-based) of ``source`` whose code names CUDA or cuDNN (see the module docstring)."""
-    code = "\n".join("#" + line if line.lstrip().startswith(("%", "!")) else line for line in source.split("\n"))
     found = set()
-    for token in tokenize.generate_tokens(io.StringIO(code).readline):
-        if token.type == tokenize.NAME and ("cuda" in token.string.lower() or "cudnn" in token.string.lower()):
-            found.add(token.start[0])
-        elif token.type == tokenize.STRING:
+    for kind, text, line in tokens(source):
+        if kind == tokenize.NAME and ("cuda" in text.lower() or "cudnn" in text.lower()):
+            found.add(line)
+        elif kind == tokenize.STRING:
             try:
-                value = ast.literal_eval(token.string)
+                value = ast.literal_eval(text)
             except (ValueError, SyntaxError):  # an f-string: its text is prose, its names are not CUDA's
                 continue
             if isinstance(value, str) and CUDA_STRING.match(value):
-                found.add(token.start[0])
+                found.add(line)
     return found
 
 
 def code_only(source: str) -> str:
     """Return ``source``'s tokens without comments and blank lines (IPython's ``!``/``%`` lines left out)."""
-    code = "\n".join("#" + line if line.lstrip().startswith(("%", "!")) else line for line in source.split("\n"))
     skipped = (tokenize.COMMENT, tokenize.NL)
-    return " ".join(t.string for t in tokenize.generate_tokens(io.StringIO(code).readline) if t.type not in skipped)
+    return " ".join(text for kind, text, _ in tokens(source) if kind not in skipped)
 
 
 def digest(source: str) -> str:
@@ -166,7 +194,7 @@ FAKE_RESULTS = f"""
 | site | only on CUDA | what proves it |
 |---|---|---|
 | `m.py::f` | a branch | fake: tests/test_cuda_inventory.py::test_every_cuda_site_is_listed_with_what_proves_it |
-| `m.py::g` | a branch | GPU run of 2026-11-23 (code `{digest("g's code")}`) |
+| `m.py::g` | a branch | GPU run of 2026-11-23 (code `{digest("g = code()")}`) |
 
 ## Next section
 """
@@ -174,14 +202,14 @@ FAKE_RESULTS = f"""
 
 def test_the_check_catches_a_new_site_a_stale_row_a_missing_test_and_changed_code() -> None:
     rows = inventory(FAKE_RESULTS)
-    assert problems_of({"m.py::f": "f", "m.py::g": "g's code"}, rows, FAKE_RESULTS) == []
-    problems = problems_of({"m.py::f": "f", "m.py::g": "g's new code", "m.py::h": "h"}, rows, FAKE_RESULTS)
+    assert problems_of({"m.py::f": "f", "m.py::g": "g = code()"}, rows, FAKE_RESULTS) == []
+    problems = problems_of({"m.py::f": "f", "m.py::g": "g = new_code()", "m.py::h": "h"}, rows, FAKE_RESULTS)
     assert problems == ["m.py::h: names CUDA but has no row in RESULTS.md's inventory",
                         "m.py::g: its code changed since the GPU run of 2026-11-23: say 'not run yet' (or rerun it)"]
     assert problems_of({"m.py::f": "f"}, rows, FAKE_RESULTS) == [
         "m.py::g: a row for a site that no longer names CUDA (remove it)"]
     broken = FAKE_RESULTS.replace("test_every_cuda", "test_no_such").replace("(2026-11-23)", "(2026-11-22)")
-    assert problems_of({"m.py::f": "f", "m.py::g": "g's code"}, inventory(broken), broken) == [
+    assert problems_of({"m.py::f": "f", "m.py::g": "g = code()"}, inventory(broken), broken) == [
         "m.py::f: names tests/test_cuda_inventory.py::test_no_such_site_is_listed_with_what_proves_it, which does not "
         "exist",
         "m.py::g: RESULTS.md records no GPU run of 2026-11-23",
@@ -198,8 +226,21 @@ def test_the_check_catches_a_new_site_a_stale_row_a_missing_test_and_changed_cod
         ("raise RuntimeError(CUDNN_NO_ENGINE)", True),
         ('print("needs a CUDA GPU")  # cuda in a comment', False),
         ('print(f"on {device.type}")', False),
+        ('print(f"GPU: {torch.cuda.get_device_name()}")', False),  # names inside an f-string are its prose
         ("!nvidia-smi", False),
     ],
 )
 def test_what_counts_as_naming_cuda(code: str, names_cuda: bool) -> None:
     assert bool(cuda_lines(code)) is names_cuda
+
+
+def test_tokens_and_digests_are_the_same_on_every_python() -> None:
+    """An f-string is one STRING token, as on Python 3.11, also where 3.12's tokenizer splits it (PEP 701)."""
+    code = 'x = f"a {y + f\'{z!r}\'} b"\nprint(f"""two\nlines {w}""")  # c\n%time x\n'
+    assert tokens(code) == [
+        (tokenize.NAME, "x", 1), (tokenize.OP, "=", 1), (tokenize.STRING, 'f"a {y + f\'{z!r}\'} b"', 1),
+        (tokenize.NEWLINE, "\n", 1), (tokenize.NAME, "print", 2), (tokenize.OP, "(", 2),
+        (tokenize.STRING, 'f"""two\nlines {w}"""', 2), (tokenize.OP, ")", 3), (tokenize.COMMENT, "# c", 3),
+        (tokenize.NEWLINE, "\n", 3), (tokenize.COMMENT, "#%time x", 4), (tokenize.NL, "\n", 4),
+        (tokenize.ENDMARKER, "", 5),
+    ]
