@@ -1,12 +1,15 @@
-"""What the link between the host and a GPU can carry, as Linux reports it (notebook 09, honest GPU speed).
+"""Notebook 09 (honest GPU speed): what the link between the host and a GPU can carry, as Linux reports it; the
+rungs of the ladder that a GPU adds; the ladder's table.
 
 Lesson module (see ``lessons/__init__.py`` for where code lives): it needs nothing from ``utils``, and ``utils``
-never imports it. Notebook 09 shows ``pcie_link_gbps`` in full. Its unit tests are in ``tests/test_speed.py``.
+never imports it. Notebook 09 shows ``pcie_link_gbps`` and ``gpu_rungs`` in full. Its unit tests are in
+``tests/test_speed.py``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -28,3 +31,46 @@ def pcie_link_gbps(gpu: torch.device, devices: Path = Path("/sys/bus/pci/devices
         return None
     encoding = 128 / 130 if gt_per_s >= 8 else 8 / 10  # PCIe 3.0 to 5.0, or 1.0 and 2.0
     return gt_per_s * lanes * encoding / 8
+
+
+def gpu_rungs(device: torch.device, batch: int, amp_dtype: torch.dtype) -> list[dict[str, Any]]:
+    """Return the rungs of notebook 09's ladder that a GPU adds after its first five, each a dict as the notebook's
+    rungs are (``vs``: the index of the rung it is compared with, ``change``: what differs from that rung).
+
+    On CUDA: ``torch.compile`` alone, then with ``amp_dtype`` autocast and ``channels_last`` too, both against rung 2
+    (float32 at ``batch`` images). On any device but the CPU: rung 1 (float32, batch 64) run on the CPU. Where mixed
+    precision is float16: a ``GradScaler``, against rung 3 (float16 autocast without one). None on a CPU in bfloat16.
+    """
+    low = str(amp_dtype).removeprefix("torch.")
+    same = {"batch": batch, "device": device, "vs": 1}  # compared with rung 2: float32 at the same batch
+    rungs: list[dict[str, Any]] = []
+    if device.type == "cuda":
+        rungs += [{**same, "name": "float32 + compile", "compile": True, "change": "compile"},
+                  {**same, "name": f"{low} + c_last + compile", "amp": True, "channels_last": True, "compile": True,
+                   "change": "all three"}]
+    if device.type != "cpu":
+        rungs.append({"name": "float32, batch 64, CPU", "batch": 64, "device": torch.device("cpu"), "vs": 0,
+                      "change": "device"})
+    if amp_dtype == torch.float16:  # training in float16 needs the scaler: timed apart, against rung 3
+        rungs.append({**same, "name": "float16 + GradScaler", "amp": True, "scaler": True, "vs": 2, "change": "scaler"})
+    return rungs
+
+
+def ladder_table(rungs: list[dict[str, Any]], flop_per_image: float) -> str:
+    """Return notebook 09's table of timed rungs: for each, its training images/s, the spread of its rounds (slowest
+    over fastest), the rung it is compared with and what differs, its speed-up over that rung (``-`` for none) and
+    its rate in TFLOP/s (images/s times ``flop_per_image``).
+
+    Each rung is a dict with ``name``, ``images/s``, ``spread``, ``vs`` (the index of the rung it is compared with,
+    or None) and ``change``.
+    """
+    lines = [f"{'rung':<31} {'images/s':>10} {'spread':>6}  {'compared with':<26} {'speed-up':>8} {'TFLOP/s':>8}"]
+    for number, rung in enumerate(rungs, start=1):
+        against, speedup = "", "-"
+        if rung["vs"] is not None:
+            against = f"rung {rung['vs'] + 1}: {rung['change']}"
+            speedup = f"{rung['images/s'] / rungs[rung['vs']]['images/s']:.2f}x"
+        tflops = rung["images/s"] * flop_per_image / 1e12
+        lines.append(f"{number} {rung['name']:<29} {rung['images/s']:>10,.0f} {rung['spread']:>5.2f}x  {against:<26} "
+                     f"{speedup:>8} {tflops:>8.3g}")
+    return "\n".join(lines)

@@ -26,7 +26,10 @@ MAX_BYTES = 1_000_000
 CORE_MAX_WORDS = 1_500
 """The core path (everything before ``## Going deeper``) is read in one class period: at most this much prose..."""
 CORE_MAX_CODE_CELLS = 25
-"""... and at most this many code cells (the setup cell included)."""
+"""... and at most this many code cells (the setup cell included)..."""
+CORE_MAX_MINUTES = template.CORE_MAX_MINUTES
+"""... and at most this many minutes in class by ``tools/notebook_template.py``'s ``core_minutes`` (prose, lines of
+code and code cells together)."""
 heading_index, core_size = template.heading_index, template.core_size
 NAME = re.compile(r"^(\d\d)_[a-z0-9]+(_[a-z0-9]+)*\.ipynb$")
 MACHINE_PATH = re.compile(r"(/root/|/home/[^/\s]+/|/Users/[^/\s]+/|/tmp/|/work/|/content/|[A-Z]:\\\\Users)")
@@ -249,9 +252,10 @@ def _exercise_text(nb: Notebook, index: int, lang: str) -> str:
 
 
 def check_core_path(nb: Notebook, lang: str = "en") -> list[str]:
-    """A core path a class does in one period, then ``## Going deeper`` before the Summary and the Exercises;
-    what comes after Going deeper (Summary, Exercises, solutions) uses nothing that only Going deeper defines.
-    Prose is counted in the English edition (the Chinese one has the same cells: tools/translate.py)."""
+    """A core path a class does in one period (at most ``CORE_MAX_WORDS`` words, ``CORE_MAX_CODE_CELLS`` code cells
+    and ``CORE_MAX_MINUTES`` minutes), then ``## Going deeper`` before the Summary and the Exercises; what comes
+    after Going deeper (Summary, Exercises, solutions) uses nothing that only Going deeper defines. Prose and
+    minutes are counted in the English edition (the Chinese one has the same cells: tools/translate.py)."""
     labels = template.LANGUAGES[lang]
     deeper, summary = heading_index(nb, labels.going_deeper), heading_index(nb, labels.summary)
     if deeper is None:
@@ -264,6 +268,13 @@ def check_core_path(nb: Notebook, lang: str = "en") -> list[str]:
         problems.append(f"core path has {words} words of prose (at most {CORE_MAX_WORDS} before the Going deeper)")
     if code > CORE_MAX_CODE_CELLS:
         problems.append(f"core path has {code} code cells (at most {CORE_MAX_CODE_CELLS} before the Going deeper)")
+    minutes = template.core_minutes(nb, lang)
+    if lang == "en" and minutes > CORE_MAX_MINUTES:
+        problems.append(
+            f"core path takes {minutes:.1f} minutes in class, at most {CORE_MAX_MINUTES} ({words} words at "
+            f"{template.WORDS_PER_MINUTE} a minute, {template.core_lines(nb, lang)} lines of code at "
+            f"{template.LINES_PER_MINUTE} a minute, a minute per code cell): move material into {labels.going_deeper!r}"
+        )
     core_names: set[str] = set()
     deeper_names: set[str] = set()
     for index, cell in enumerate(nb.cells):

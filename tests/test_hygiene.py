@@ -105,6 +105,7 @@ BAD = {
     "no going deeper": _set("cells/7/source", "## More"),
     "going deeper after summary": lambda nb: nb["cells"].insert(9, nb["cells"].pop(7)),
     "core prose too long": _set("cells/1/source", "You will learn " + "word " * hygiene.CORE_MAX_WORDS),
+    "core too long for a class": _set("cells/3/source", "\n".join(f"x = {i}" for i in range(10 * 45))),
     "exercise unnumbered": _set("cells/9/source", "Print one."),
     "exercise numbered 2": _set("cells/9/source", "**Exercise 2.** Print one."),
 }
@@ -287,6 +288,24 @@ def test_core_path_counts_code_cells() -> None:
     assert not hygiene.check_core_path(nb)
     nb.cells.insert(3, _code("x = 1"))
     assert any("code cells" in problem for problem in hygiene.check_core_path(nb))
+
+
+def test_core_path_must_fit_a_class_period() -> None:
+    nb = good_notebook()
+    fits = int((hygiene.CORE_MAX_MINUTES - template.core_minutes(nb)) * template.LINES_PER_MINUTE)  # lines that fit
+    nb.cells[3].source += "".join(f"\nx = {i}" for i in range(fits))
+    assert template.core_minutes(nb) <= hygiene.CORE_MAX_MINUTES
+    assert not hygiene.check_core_path(nb)
+    nb.cells[3].source += "\nx = 0"  # one line more: over the class period
+    problems = hygiene.check_core_path(nb)
+    assert any("minutes in class" in problem and "Going deeper" in problem for problem in problems), problems
+    nb.cells[2].source = template.SETUP_CELL + "\n" * 3 + "\n".join(["y = 1"] * 100)  # the setup cell's lines: not read
+    assert hygiene.check_core_path(nb) == problems
+    long_code = nb.cells[3].source
+    nb.cells[3].source = "import torch"
+    nb.cells.insert(8, _code(long_code))  # the same code under Going deeper: the core fits again
+    assert nb.cells[7].source.startswith("## Going deeper")
+    assert not hygiene.check_core_path(nb)
 
 
 def test_solution_may_not_need_going_deeper() -> None:

@@ -71,3 +71,52 @@ def test_pcie_link_gbps_is_none_where_linux_does_not_say(
 def test_pcie_link_gbps_on_a_real_gpu() -> None:
     link = speed.pcie_link_gbps(utils.get_device())
     assert link is None or 0.25 <= link <= 256  # PCIe 1.0 x1 to 6.0 x16, or not readable (a container)
+
+
+RUNG_KEYS = {"name", "batch", "device", "vs", "change"}
+
+
+@pytest.mark.parametrize(
+    ("capability", "names"),
+    [
+        ((9, 0), ["float32 + compile", "bfloat16 + c_last + compile", "float32, batch 64, CPU"]),  # an H100
+        ((7, 5), ["float32 + compile", "float16 + c_last + compile", "float32, batch 64, CPU", "float16 + GradScaler"]),
+    ],
+    ids=["bfloat16-gpu", "t4"],
+)
+def test_gpu_rungs_on_cuda_gpus_as_the_notebook_asks(
+    capability: tuple[int, int], names: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    FakeGpu(monkeypatch, capability=capability)
+    monkeypatch.delenv(utils.AMP_DTYPE_ENV, raising=False)
+    device = utils.get_device()  # what notebook 09 passes: torch.device("cuda"), no index
+    rungs = speed.gpu_rungs(device, 512, utils.amp_dtype(device))
+    assert [rung["name"] for rung in rungs] == names
+    assert all(RUNG_KEYS <= set(rung) for rung in rungs)
+    compiled = [rung for rung in rungs if rung.get("compile")]
+    assert [rung["vs"] for rung in compiled] == [1, 1] and all(r["batch"] == 512 and r["device"] == device
+                                                               for r in compiled)  # against rung 2, same batch
+    cpu = next(rung for rung in rungs if rung["change"] == "device")
+    assert cpu["device"] == torch.device("cpu") and cpu["batch"] == 64 and cpu["vs"] == 0  # rung 1, on the CPU
+    scaler = [rung for rung in rungs if rung.get("scaler")]
+    assert [rung["vs"] for rung in scaler] == ([2] if capability < (8, 0) else [])  # against float16 without one
+
+
+def test_gpu_rungs_elsewhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(utils.AMP_DTYPE_ENV, raising=False)
+    assert speed.gpu_rungs(torch.device("cpu"), 128, torch.bfloat16) == []  # the CPU adds nothing
+    mac = speed.gpu_rungs(torch.device("mps"), 128, utils.amp_dtype(torch.device("mps")))  # float16, no compile
+    assert [rung["name"] for rung in mac] == ["float32, batch 64, CPU", "float16 + GradScaler"]
+
+
+def test_ladder_table_compares_each_rung_with_the_one_it_changes() -> None:
+    rungs = [
+        {"name": "float32, batch 64", "vs": None, "change": "", "images/s": 1000.0, "spread": 1.1},
+        {"name": "float32, batch 512", "vs": 0, "change": "batch", "images/s": 8000.0, "spread": 1.25},
+        {"name": "bfloat16 autocast", "vs": 1, "change": "precision", "images/s": 6000.0, "spread": 1.0},
+    ]
+    lines = speed.ladder_table(rungs, flop_per_image=2e6).splitlines()
+    assert lines[0].split() == ["rung", "images/s", "spread", "compared", "with", "speed-up", "TFLOP/s"]
+    assert lines[1].split() == ["1", "float32,", "batch", "64", "1,000", "1.10x", "-", "0.002"]
+    assert "rung 1: batch" in lines[2] and lines[2].split()[-2:] == ["8.00x", "0.016"]
+    assert "rung 2: precision" in lines[3] and lines[3].split()[-2:] == ["0.75x", "0.012"]
