@@ -11,7 +11,8 @@ stderr goes to a file per start; a failed start prints its last lines (for an ab
 "terminate called without an active exception", then the Python stack of every thread, from faulthandler, which
 the tool turns on in the children). The summary counts, for the idle and the loaded half: starts, aborts (a rank
 killed by a signal or exiting non-zero), errors (a rank raised), missing reports and hangs (no end within
---timeout seconds). Exits 1 if any start failed.
+--timeout seconds; the ranks still running then get SIGABRT, so that faulthandler shows where they were). Exits 1
+if any start failed.
 
 Not part of the test suite: 300 starts take tens of minutes on 2 cores.
 """
@@ -24,6 +25,7 @@ import datetime
 import multiprocessing
 import os
 import platform
+import signal
 import sys
 import tempfile
 import time
@@ -73,7 +75,11 @@ def one_start(out_dir: Path, timeout: float) -> tuple[str, str]:
         try:
             while not context.join(timeout=1):
                 if time.monotonic() > deadline:
-                    outcome, detail = "hang", f"no end after {timeout:.0f} s"
+                    alive = [rank for rank, process in enumerate(context.processes) if process.is_alive()]
+                    outcome, detail = "hang", f"no end after {timeout:.0f} s; ranks {alive} still running"
+                    for rank in alive:  # faulthandler prints where each of their threads is
+                        os.kill(context.processes[rank].pid, signal.SIGABRT)
+                        context.processes[rank].join(10)
                     break
         except mp.ProcessExitedException as exc:  # a rank died: a signal (SIGABRT, ...) or a non-zero exit code
             outcome, detail = "abort", str(exc)
@@ -97,7 +103,8 @@ def main() -> int:
     parser.add_argument("--starts", type=int, default=300, help="how many times to spawn the worker (default 300)")
     parser.add_argument("--load", type=int, default=os.cpu_count() or 1,
                         help="spinning processes during the loaded starts (default: one per core)")
-    parser.add_argument("--timeout", type=float, default=120.0, help="seconds before a start counts as a hang")
+    parser.add_argument("--timeout", type=float, default=900.0,
+                        help="seconds before a start counts as a hang (default 900: a loaded 2-core machine is slow)")
     args = parser.parse_args()
     os.environ["PYTHONFAULTHANDLER"] = "1"  # a child killed by a signal prints where each of its threads was
 
