@@ -8,8 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import torch
+import torch.distributed as dist
 import torch.multiprocessing as mp
+from torch.nn.parallel import DistributedDataParallel
 
 from lessons import ddp
 
@@ -57,6 +60,34 @@ def test_ddp_worker_copies_agree_and_equal_one_process(tmp_path: Path) -> None:
         loss.backward()
         optimizer.step()
     assert all(torch.allclose(single.state_dict()[k], state[k], atol=1e-5) for k in state)
+
+
+def store_port_is_free(port: int) -> bool:
+    """Whether nothing listens on `port` (SO_REUSEADDR: closed connections waiting out TIME_WAIT do not count)."""
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("hold_the_group", [False, True])
+def test_destroy_process_group_frees_a_group_that_ddp_used(hold_the_group: bool) -> None:
+    # Issue 30: importing lessons.ddp (done above, before any group exists) keeps torch.distributed.nn's default
+    # arguments from holding the group, so destroy_process_group() really closes it, here seen as its TCPStore no
+    # longer listening on the port. Holding the group ourselves shows that the check sees a group that stays.
+    port = ddp.free_port()
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=0, world_size=1)
+    held = dist.group.WORLD if hold_the_group else None
+    try:
+        DistributedDataParallel(ddp.ddp_toy_model())(torch.zeros(2, 20)).sum().backward()
+    finally:
+        dist.destroy_process_group()
+    assert store_port_is_free(port) is not hold_the_group
+    del held
+    assert store_port_is_free(port)
 
 
 def test_child_stderr_to_catches_a_child_process_and_restores_stderr(tmp_path: Path) -> None:
