@@ -12,7 +12,8 @@ stderr goes to a file per start; a failed start prints its last lines (for an ab
 the tool turns on in the children). The summary counts, for the idle and the loaded half: starts, aborts (a rank
 killed by a signal or exiting non-zero), errors (a rank raised), missing reports and hangs (no end within
 --timeout seconds; the ranks still running then get SIGABRT, so that faulthandler shows where they were). Exits 1
-if any start failed.
+if any start failed. Ctrl+C or SIGTERM (``kill PID``) stops it early, with the summary of the starts completed
+so far.
 
 Not part of the test suite: 300 starts take tens of minutes on 2 cores.
 """
@@ -107,31 +108,37 @@ def main() -> int:
                         help="seconds before a start counts as a hang (default 900: a loaded 2-core machine is slow)")
     args = parser.parse_args()
     os.environ["PYTHONFAULTHANDLER"] = "1"  # a child killed by a signal prints where each of its threads was
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # `kill PID` stops it as Ctrl+C does
 
     print(f"torch {torch.__version__}, Python {platform.python_version()}, {platform.machine()}, "
           f"{os.cpu_count()} cores, {datetime.date.today()}; {args.starts} starts of ddp_worker "
           f"(world size {WORLD_SIZE}, gloo), every other one with {args.load} spinning processes", flush=True)
     counts: Counter[tuple[str, str]] = Counter()
     begin = time.monotonic()
-    for start in range(args.starts):
-        half = "loaded" if start % 2 else "idle"
-        with tempfile.TemporaryDirectory(prefix="stress_ddp_") as tmp:
-            with cpu_load(args.load) if half == "loaded" else contextlib.nullcontext():
-                outcome, detail = one_start(Path(tmp), args.timeout)
-        counts[half, outcome] += 1
-        if outcome != "ok":
-            print(f"start {start + 1} ({half}): {outcome.upper()}: {detail}", flush=True)
-        if (start + 1) % 25 == 0:
-            failed = sum(n for (_, kind), n in counts.items() if kind != "ok")
-            print(f"... {start + 1} starts, {failed} failed, {time.monotonic() - begin:.0f} s", flush=True)
+    done = 0
+    try:
+        for start in range(args.starts):
+            half = "loaded" if start % 2 else "idle"
+            with tempfile.TemporaryDirectory(prefix="stress_ddp_") as tmp:
+                with cpu_load(args.load) if half == "loaded" else contextlib.nullcontext():
+                    outcome, detail = one_start(Path(tmp), args.timeout)
+            counts[half, outcome] += 1
+            done += 1
+            if outcome != "ok":
+                print(f"start {start + 1} ({half}): {outcome.upper()}: {detail}", flush=True)
+            if (start + 1) % 25 == 0:
+                failed = sum(n for (_, kind), n in counts.items() if kind != "ok")
+                print(f"... {start + 1} starts, {failed} failed, {time.monotonic() - begin:.0f} s", flush=True)
+    except KeyboardInterrupt:  # Ctrl+C or SIGTERM: the start under way does not count; the summary covers the rest
+        print(f"stopped after {done} of {args.starts} starts", flush=True)
     elapsed = time.monotonic() - begin
     kinds = ("ok", "abort", "error", "missing", "hang")
     for half in ("idle", "loaded"):
         total = sum(counts[half, kind] for kind in kinds)
         print(f"{half}: {total} starts, " + ", ".join(f"{kind} {counts[half, kind]}" for kind in kinds))
     failed = sum(n for (_, kind), n in counts.items() if kind != "ok")
-    print(f"all: {args.starts} starts, {failed} failed, {counts['idle', 'abort'] + counts['loaded', 'abort']} "
-          f"aborts; {elapsed:.0f} s ({elapsed / max(args.starts, 1):.1f} s a start)")
+    print(f"all: {done} starts, {failed} failed, {counts['idle', 'abort'] + counts['loaded', 'abort']} "
+          f"aborts; {elapsed:.0f} s ({elapsed / max(done, 1):.1f} s a start)")
     return 1 if failed else 0
 
 
