@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -98,3 +100,44 @@ def test_child_stderr_to_catches_a_child_process_and_restores_stderr(tmp_path: P
     assert log.read_text() == "from the child"
     after = os.fstat(2)
     assert (before.st_dev, before.st_ino) == (after.st_dev, after.st_ino)  # fd 2 is what it was
+
+
+@contextlib.contextmanager
+def python_stdout_on_fd_1() -> Iterator[None]:
+    """Inside the block, Python's sys.stdout writes to file descriptor 1 through a buffer, as in a spawned process.
+
+    (pytest's capfd points sys.stdout at its own file while a test runs, past file descriptor 1.)
+    """
+    captured, sys.stdout = sys.stdout, open(1, "w", closefd=False)  # closed below; fd 1 itself stays open
+    try:
+        yield
+    finally:
+        sys.stdout.close()
+        sys.stdout = captured
+
+
+def test_stdout_to_devnull_discards_file_descriptor_1_and_restores_it(capfd: pytest.CaptureFixture[str]) -> None:
+    before = os.fstat(1)
+    with python_stdout_on_fd_1():
+        print("before")  # still in Python's buffer: it comes out before the block
+        with ddp.stdout_to_devnull():  # C-level writes to fd 1, as gloo's std::cout, from this process and a child
+            os.write(1, b"written inside\n")
+            subprocess.run([sys.executable, "-c", "import os; os.write(1, b'child inside')"], check=True)
+            print("printed inside")
+        print("after")
+    after = os.fstat(1)
+    assert capfd.readouterr().out == "before\nafter\n"
+    assert (before.st_dev, before.st_ino) == (after.st_dev, after.st_ino)  # fd 1 is what it was
+
+
+def test_stdout_to_devnull_restores_file_descriptor_1_after_an_error(capfd: pytest.CaptureFixture[str]) -> None:
+    before = os.fstat(1)
+    with python_stdout_on_fd_1():
+        with pytest.raises(ValueError, match="inside the block"), ddp.stdout_to_devnull():
+            os.write(1, b"written inside\n")
+            print("printed inside")  # still in Python's buffer when the error comes
+            raise ValueError("inside the block")
+        print("after")
+    after = os.fstat(1)
+    assert capfd.readouterr().out == "after\n"
+    assert (before.st_dev, before.st_ino) == (after.st_dev, after.st_ino)
