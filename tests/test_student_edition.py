@@ -1,9 +1,11 @@
 """The student edition: a self-contained handout, no solution leaks, and it runs.
 
 Why executing one kernel is enough: ``hygiene.check_exercises`` (run on every notebook by test_hygiene.py) proves
-that every solution comes after every other code cell and that no other cell reads a name only a solution defines,
-and the first test below proves that the student notebooks keep every other cell exactly. So a student notebook
-runs exactly the cells strict nbval runs, in the same order, plus empty cells. What that cannot prove is that the
+that every solution comes after every other code cell and that no other cell reads a name only a solution defines
+(with a ``## Solutions`` section: that it is the last section and holds only solutions and their checks), and the
+first test below proves that the student notebooks keep every other cell exactly. So a student notebook runs
+exactly the cells strict nbval runs, in the same order, less the solutions (plus empty cells, in the old
+structure). What that cannot prove is that the
 handout is self-contained: the last test runs every notebook's setup and import cells from a copy of the handout
 outside the project, where only the handout's own ``utils.py`` and ``lessons/`` can be found.
 """
@@ -40,6 +42,18 @@ def edition() -> Iterator[Path]:
 def test_no_solution_leaks_and_everything_else_is_kept(edition: Path, path: Path) -> None:
     full = nbformat.read(path, as_version=4)
     student = nbformat.read(edition / "notebooks" / path.name, as_version=4)
+    heading = student_edition.template.heading_index(full, student_edition.template.LANGUAGES["en"].solutions)
+    if heading is not None:  # the structure of issue 27: the Solutions section, the last, is left out
+        solutions = [cell for cell in full.cells[heading:] if cell.cell_type == "code"]
+        rest = nbformat.writes(nbformat.v4.new_notebook(cells=full.cells[:heading]))
+        unique = {line.strip() for c in solutions for line in c.source.splitlines()[1:] if line.strip() not in rest}
+        assert [c for c in solutions if student_edition.is_solution(c)] and unique, "no solutions of their own"
+        text = nbformat.writes(student)
+        for line in unique:
+            assert line not in text, f"solution line leaks: {line!r}"
+        assert student.cells[1:] == full.cells[1:heading]  # prose, answer cells, checks and outputs unchanged
+        assert "colab.research.google.com/github" not in student.cells[0].source
+        return
     assert len(student.cells) == len(full.cells)
     solutions = [cell for cell in full.cells if student_edition.is_solution(cell)]
     assert solutions, "a notebook without exercise solutions"
@@ -112,3 +126,29 @@ def test_student_version_replaces_solution_code_and_output() -> None:
     assert student.cells[4].source == "# Exercise 1 — your solution\n" and student.cells[4].outputs == []
     assert student.cells[4].id == secret.id  # the same cell, emptied
     assert student.cells[0].source == "# 01 · Devices\n\nText\n" and nb.cells[4] is secret  # the original is kept
+
+
+def test_student_version_drops_the_solutions_section() -> None:
+    """The structure of issue 27: answer cells and checks stay, the Solutions section goes."""
+    printed = lambda text: [nbformat.v4.new_output("stream", name="stdout", text=text)]  # noqa: E731
+    name = "02_placement_checks.ipynb"
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell(f"# 02 · Placement\n\n{student_edition.template.badge(name)}"),
+            nbformat.v4.new_markdown_cell("## Exercises"),
+            nbformat.v4.new_markdown_cell("**Exercise 1.** Give the answer."),
+            nbformat.v4.new_code_cell("# Exercise 1: your answer\nanswer = None", execution_count=1),
+            nbformat.v4.new_code_cell('exercises.check("02", 1, answer)', execution_count=2,
+                                      outputs=printed("Exercise 1: not answered yet\n")),
+            nbformat.v4.new_markdown_cell("## Solutions"),
+            nbformat.v4.new_code_cell("# Solution: exercise 1\nanswer = 42", execution_count=3),
+            nbformat.v4.new_code_cell('exercises.check("02", 1, answer, strict=True)', execution_count=4,
+                                      outputs=printed("Exercise 1: correct.\n")),
+            nbformat.v4.new_markdown_cell("Why 42: the question was wrong."),
+        ]
+    )
+    student = student_edition.student_version(nb, name)
+    assert student.cells[1:] == nb.cells[1:5] and len(nb.cells) == 9  # the original is kept
+    written = nbformat.writes(student)  # (not a bare "42": random cell ids may contain it)
+    assert "answer = 42" not in written and "Why 42" not in written and "correct." not in written
+    assert student.cells[0].source == "# 02 · Placement\n"

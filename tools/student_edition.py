@@ -5,8 +5,10 @@
     .venv/bin/python tools/student_edition.py --out DIR      # somewhere else
 
 The folder holds what the lessons need and nothing that gives the answers away: ``notebooks/`` and ``notebooks/zh/``
-(every lesson in English and Chinese, with each solution cell replaced by an empty cell that names its exercise,
-"# Exercise 2 — your solution"; the Open-in-Colab badge removed, since it opens the full edition),
+(every lesson in English and Chinese without its solutions: a notebook with a ``## Solutions`` section loses that
+section, the last, and keeps each exercise's answer cell, with its stub, and the check under it; in a notebook of
+the old structure each solution cell is replaced by an empty cell that names its exercise, "# Exercise 2 — your
+solution"; the Open-in-Colab badge removed, since it opens the full edition),
 ``notebooks/assets/``, ``utils.py``, ``lessons/``,
 ``data/README.md``, the requirements files and ``tools/setup.sh``, and a README for students. Everything else in
 the notebooks (prose, code, stored outputs, plots) is kept as stored. The notebooks find ``utils.py`` in the
@@ -60,9 +62,14 @@ def placeholder(number: int, lang: str = "en") -> str:
 
 
 def student_version(nb: nbformat.NotebookNode, name: str, lang: str = "en") -> nbformat.NotebookNode:
-    """Return a copy of ``nb`` with every solution replaced by an empty cell and the Colab badge removed."""
+    """Return a copy of ``nb`` without its solutions and without the Colab badge: the ``## Solutions`` section
+    dropped (the answer cells and their checks stay), or in the old structure every solution replaced by an empty
+    cell."""
     labels = template.LANGUAGES[lang]
     student = nbformat.from_dict(nb)
+    solutions = template.heading_index(student, labels.solutions)
+    if solutions is not None:  # tests/hygiene.py check_exercises: the last section, and only solutions and checks
+        del student.cells[solutions:]
     for index, cell in enumerate(student.cells):
         if is_solution(cell, lang):
             match = labels.exercise.match(student.cells[index - 1].source if index else "")
