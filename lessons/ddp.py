@@ -2,7 +2,8 @@
 
 The worker joins the process group (``join_group``), trains on its rank's shard (``train_shard``), saves the
 checkpoint from rank 0 behind a barrier and reports what it did (``ddp_worker``). ``child_stderr_to`` keeps what
-child processes print to stderr out of a notebook's outputs.
+child processes print to stderr out of a notebook's outputs; ``stdout_to_devnull`` keeps gloo's connection line
+(torch 2.8) out of them.
 
 Lesson module (see ``lessons/__init__.py`` for where code lives): it imports ``utils``; ``utils`` never imports it.
 Its unit tests are in ``tests/test_ddp.py``.
@@ -12,11 +13,21 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import torch
 import torch.distributed as dist
+
+# Imported before any process group exists, so that destroy_process_group() frees the group (issue 30). The
+# functions of torch.distributed.nn take `group=group.WORLD` as a default argument, evaluated when the module is
+# first imported, and DistributedDataParallel(...) imports it (through torch._dynamo). Imported first there, after
+# init_process_group, those defaults hold the group for good: destroy_process_group() frees nothing, and each
+# process exits with the group's gloo threads and connections (and, on rank 0, the TCPStore server) still running,
+# at about the time the other rank exits too. That is the state in which CI saw about one start in fifty die with
+# SIGABRT ("terminate called without an active exception").
+import torch.distributed.nn  # noqa: F401
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, DistributedSampler
@@ -55,7 +66,8 @@ def join_group(rank: int, world_size: int, port: int) -> torch.device:
     else:  # CPU processes, talking through gloo
         device = torch.device("cpu")
         torch.set_num_threads(1)  # the processes share the CPU's cores
-        dist.init_process_group("gloo", rank=rank, world_size=world_size)
+        with stdout_to_devnull():  # hides the "[Gloo] Rank r is connected to ..." line torch 2.8 prints
+            dist.init_process_group("gloo", rank=rank, world_size=world_size)
     return device
 
 
@@ -97,8 +109,34 @@ def ddp_worker(rank: int, world_size: int, port: int, out_dir: str, epochs: int 
         report = {"device": str(device), "backend": dist.get_backend(), "indices": indices, "losses": losses,
                   "model": state, "read back": all(torch.equal(saved[k], state[k]) for k in state)}
         atomic_save(report, Path(out_dir) / f"rank{rank}.pt")
+        dist.barrier()  # no rank closes the group while another still works: all have written their reports
     finally:
         dist.destroy_process_group()  # free the group's connections, threads and communicators, even after an error
+
+
+@contextlib.contextmanager
+def stdout_to_devnull() -> Iterator[None]:
+    """Inside the block, discard what this process writes to file descriptor 1 (stdout), Python's or C++'s.
+
+    For ``init_process_group("gloo", ...)``: the gloo inside torch 2.8 writes "[Gloo] Rank r is connected to n
+    peer ranks. Expected number of connected peer ranks is : n" to C++'s ``std::cout`` in every process that joins
+    a group, with no setting to turn it off (``TORCH_CPP_LOG_LEVEL`` does not reach it); in a notebook these lines
+    land in the cell's output, mixed with the rest. Torch 2.15 logs the line to stderr at gloo's INFO level
+    (``GLOO_LOG_LEVEL``), which is off by default. In a Jupyter kernel, Python's own ``print`` goes through the
+    kernel, not file descriptor 1, and still shows.
+    """
+    sys.stdout.flush()  # what Python printed before the block comes out before it
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "wb") as devnull:
+            os.dup2(devnull.fileno(), 1)  # fd 1 is now /dev/null, and stays so after `devnull` is closed
+        try:
+            yield
+        finally:
+            sys.stdout.flush()  # what Python printed inside goes to /dev/null too, even after an error
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 @contextlib.contextmanager

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import torch
+import torch.distributed as dist
 import torch.multiprocessing as mp
+from torch.nn.parallel import DistributedDataParallel
 
 from lessons import ddp
 
@@ -60,6 +64,34 @@ def test_ddp_worker_copies_agree_and_equal_one_process(tmp_path: Path) -> None:
     assert all(torch.allclose(single.state_dict()[k], state[k], atol=1e-5) for k in state)
 
 
+def store_port_is_free(port: int) -> bool:
+    """Whether nothing listens on `port` (SO_REUSEADDR: closed connections waiting out TIME_WAIT do not count)."""
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("hold_the_group", [False, True])
+def test_destroy_process_group_frees_a_group_that_ddp_used(hold_the_group: bool) -> None:
+    # Issue 30: importing lessons.ddp (done above, before any group exists) keeps torch.distributed.nn's default
+    # arguments from holding the group, so destroy_process_group() really closes it, here seen as its TCPStore no
+    # longer listening on the port. Holding the group ourselves shows that the check sees a group that stays.
+    port = ddp.free_port()
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=0, world_size=1)
+    held = dist.group.WORLD if hold_the_group else None
+    try:
+        DistributedDataParallel(ddp.ddp_toy_model())(torch.zeros(2, 20)).sum().backward()
+    finally:
+        dist.destroy_process_group()
+    assert store_port_is_free(port) is not hold_the_group
+    del held
+    assert store_port_is_free(port)
+
+
 def test_child_stderr_to_catches_a_child_process_and_restores_stderr(tmp_path: Path) -> None:
     log = tmp_path / "stderr.txt"
     before = os.fstat(2)
@@ -80,3 +112,44 @@ def test_child_stderr_to_writes_plain_text_where_colours_are_forced(
         subprocess.run([sys.executable, "-c", "import os; print(os.environ['PYTHON_COLORS']); 1 / 0"], check=False)
     assert "\x1b[" not in log.read_text() and log.read_text().strip().endswith("ZeroDivisionError: division by zero")
     assert "PYTHON_COLORS" not in os.environ  # as it was before the block
+
+
+@contextlib.contextmanager
+def python_stdout_on_fd_1() -> Iterator[None]:
+    """Inside the block, Python's sys.stdout writes to file descriptor 1 through a buffer, as in a spawned process.
+
+    (pytest's capfd points sys.stdout at its own file while a test runs, past file descriptor 1.)
+    """
+    captured, sys.stdout = sys.stdout, open(1, "w", closefd=False)  # closed below; fd 1 itself stays open
+    try:
+        yield
+    finally:
+        sys.stdout.close()
+        sys.stdout = captured
+
+
+def test_stdout_to_devnull_discards_file_descriptor_1_and_restores_it(capfd: pytest.CaptureFixture[str]) -> None:
+    before = os.fstat(1)
+    with python_stdout_on_fd_1():
+        print("before")  # still in Python's buffer: it comes out before the block
+        with ddp.stdout_to_devnull():  # C-level writes to fd 1, as gloo's std::cout, from this process and a child
+            os.write(1, b"written inside\n")
+            subprocess.run([sys.executable, "-c", "import os; os.write(1, b'child inside')"], check=True)
+            print("printed inside")
+        print("after")
+    after = os.fstat(1)
+    assert capfd.readouterr().out == "before\nafter\n"
+    assert (before.st_dev, before.st_ino) == (after.st_dev, after.st_ino)  # fd 1 is what it was
+
+
+def test_stdout_to_devnull_restores_file_descriptor_1_after_an_error(capfd: pytest.CaptureFixture[str]) -> None:
+    before = os.fstat(1)
+    with python_stdout_on_fd_1():
+        with pytest.raises(ValueError, match="inside the block"), ddp.stdout_to_devnull():
+            os.write(1, b"written inside\n")
+            print("printed inside")  # still in Python's buffer when the error comes
+            raise ValueError("inside the block")
+        print("after")
+    after = os.fstat(1)
+    assert capfd.readouterr().out == "after\n"
+    assert (before.st_dev, before.st_ino) == (after.st_dev, after.st_ino)
