@@ -16,8 +16,9 @@ where it came from in ``metadata.translation``: the English cell's ``id``, a ``h
 Syncing never re-translates and never executes anything. It copies outputs and execution counts from English
 (the code is the same, so are its outputs; a figure's description, which ``utils.show_figure`` stores in both
 languages, and what the exercises' checks print for a stub or a right answer are put in Chinese: ``in_language``),
-adds English cells that are missing as ``untranslated``, drops cells that English no longer has, and puts the cells in the English order. When an English code cell changed but its
-comments did not, the Chinese comments are carried over onto the new code automatically. Everything else that
+adds English cells that are missing as ``untranslated``, drops cells that English no longer has, and puts the
+cells in the English order. When an English code cell changed but its comments did not, the Chinese comments
+are carried over onto the new code automatically. Everything else that
 changed in English is reported as **stale**: the translator compares ``metadata.translation.source`` with the
 English cell, updates the Chinese text and calls ``mark_translated`` (or edits the status by hand).
 ``tests/test_translation.py`` fails while any cell is missing, stale or untranslated.
