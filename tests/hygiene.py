@@ -127,7 +127,8 @@ def check_outputs(nb: Notebook) -> list[str]:
 
 def check_markers(nb: Notebook) -> list[str]:
     """Errors are caught in the cell (``utils.expect_error``), never let through by a tag or marker; markers are
-    exact; an ignored output is followed by a check cell; no cell is skipped; no ``inspect.getsource`` checks."""
+    exact; an ignored output is followed by a check cell (an ``assert``, or an exercise's check with ``strict=True``,
+which raises AssertionError); no cell is skipped; no ``inspect.getsource`` checks."""
     problems = []
     code = code_cells(nb)
     for index, cell in enumerate(code):
@@ -142,7 +143,7 @@ def check_markers(nb: Notebook) -> list[str]:
                 problems.append(f"code cell {index}: {line.strip()!r} is not an exact nbval marker, nbval ignores it")
         if options.get("check") is False:
             following = code[index + 1].source if index + 1 < len(code) else ""
-            if "assert" not in following:
+            if "assert" not in following and (check_call(following) or ("", 0, False))[2] is False:
                 problems.append(f"code cell {index}: ignored output is not followed by a check cell with an assert")
         if "getsource" in cell.source:
             problems.append(f"code cell {index}: shown copies are checked by tests/test_shown_copies.py, not here")

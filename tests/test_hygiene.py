@@ -190,6 +190,15 @@ def test_chinese_notebook_with_checks_passes(tmp_path: Path) -> None:
     assert _problems(nb, tmp_path / "zh")
 
 
+def test_a_strict_check_checks_an_ignored_solution_output(tmp_path: Path) -> None:
+    """A solution whose output depends on the machine is checked by its strict check (it raises AssertionError)."""
+    nb = good_notebook_with_checks()
+    nb.cells[13].source = "# Solution: exercise 1\n# NBVAL_IGNORE_OUTPUT\nanswer = 1"
+    assert _problems(nb, tmp_path) == []
+    nb.cells[14].source = 'exercises.check("01", 1, answer)'  # not strict: prints, never fails
+    assert any("ignored output is not followed by a check" in p for p in _problems(nb, tmp_path))
+
+
 def test_exercise_text_found_for_answer_check_and_solution() -> None:
     nb = good_notebook_with_checks()
     nb.cells.insert(8, _code("deep = 1"))  # under Going deeper
