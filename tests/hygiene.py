@@ -267,6 +267,7 @@ def check_core_path(nb: Notebook, lang: str = "en") -> list[str]:
         problems.append(f"core path has {code} code cells (at most {CORE_MAX_CODE_CELLS} before the Going deeper)")
     core_names: set[str] = set()
     deeper_names: set[str] = set()
+    after_names: set[str] = set()  # defined after the Summary (answer cells, solutions): they shadow Going deeper's
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code" or not cell.source.strip():
             continue
@@ -277,9 +278,10 @@ def check_core_path(nb: Notebook, lang: str = "en") -> list[str]:
             deeper_names |= defined
         else:
             exercise = _exercise_text(nb, index, lang)
-            needs = sorted((used & deeper_names) - core_names - defined)
+            needs = sorted((used & deeper_names) - core_names - defined - after_names)
             if needs and "(Going deeper)" not in exercise and "（进阶）" not in exercise:
                 problems.append(f"cell {index} uses {needs}, defined only under {labels.going_deeper!r}")
+            after_names |= defined  # an answer cell's names, read by the check under it
     return problems
 
 

@@ -208,6 +208,15 @@ def test_exercise_text_found_for_answer_check_and_solution() -> None:
     assert not hygiene.check_core_path(nb)
 
 
+def test_an_answer_shadows_a_going_deeper_name() -> None:
+    """An answer cell may define a name Going deeper also defines: the check under it reads the answer's."""
+    nb = good_notebook_with_checks()
+    nb.cells.insert(8, _code("answer = 2"))  # under Going deeper
+    assert not hygiene.check_core_path(nb)  # the check reads the answer cell's `answer`
+    nb.cells[11].source = "# Exercise 1: your answer\nother = None"
+    assert any("answer" in problem for problem in hygiene.check_core_path(nb))  # now only Going deeper's
+
+
 def test_check_call_is_read_from_the_code_only() -> None:
     assert hygiene.check_call('exercises.check("02", 1, f)  # run me') == ("02", 1, False)
     assert hygiene.check_call('# hint: exercises.hint("02", 1)\nexercises.check("02", 3, a, b, strict=True)') == (
