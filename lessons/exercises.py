@@ -946,7 +946,6 @@ def result(lesson: str, number: int, *answers: Any, **context: Any) -> tuple[str
     if len(answers) != len(found.answers) or set(context) != set(found.context):
         names = ", ".join([*found.answers, *(f"{n}={n}" for n in found.context)])
         raise TypeError(f"exercises.check({lesson!r}, {number}, ...) takes {names}")
-    label = _say(f"Exercise {number}", f"练习{number}")
     unanswered = [name for name, value in zip(found.answers, answers, strict=True) if value is None]
     try:
         if unanswered:
@@ -954,23 +953,65 @@ def result(lesson: str, number: int, *answers: Any, **context: Any) -> tuple[str
         with _untouched_rng():
             found.verify(*answers, **context)
     except NotAnswered:
-        left = ", ".join(f"`{name}`" for name in unanswered)
-        return "unanswered", _say(
-            f"{label}: not answered yet" + (f" ({left} still None)" if left and len(found.answers) > 1 else "")
-            + ": replace the stub in the cell above with your answer, run it, then run this check again.",
-            f"{label}：尚未作答" + (f"（{left}仍是None）" if left and len(found.answers) > 1 else "")
-            + "：把上面单元格里的占位代码换成你的答案，运行它，再运行这个检查。",
-        )
+        return "unanswered", _unanswered(found, unanswered)
     except Wrong as error:
+        label = _say(f"Exercise {number}", f"练习{number}")
         return "wrong", _say(f"{label}: not yet. {error}.", f"{label}：还不对。{error}。")
     except Exception as error:  # an answer of a kind no case foresaw: still a sentence, never a traceback
+        label = _say(f"Exercise {number}", f"练习{number}")
         said = f"{type(error).__name__}: {str(error).strip().rstrip('.')}"
         return "wrong", _say(f"{label}: not yet. Your answer could not be checked ({said}): is it of the kind "
                              "the exercise asks for?",
                              f"{label}：还不对。无法检查你的答案（{said}）：它是练习要求的那种答案吗？")
+    return "correct", _correct(found)
+
+
+def _unanswered(found: Exercise, unanswered: list[str]) -> str:
+    """The sentence for a stub: ``unanswered`` are the answers still ``None`` (none for a function's stub)."""
+    label = _say(f"Exercise {found.number}", f"练习{found.number}")
+    left = ", ".join(f"`{name}`" for name in unanswered)
+    return _say(
+        f"{label}: not answered yet" + (f" ({left} still None)" if left and len(found.answers) > 1 else "")
+        + ": replace the stub in the cell above with your answer, run it, then run this check again.",
+        f"{label}：尚未作答" + (f"（{left}仍是None）" if left and len(found.answers) > 1 else "")
+        + "：把上面单元格里的占位代码换成你的答案，运行它，再运行这个检查。",
+    )
+
+
+def _correct(found: Exercise) -> str:
+    """The sentence for a right answer, pointing to the explanation where the exercise also asks why."""
+    label = _say(f"Exercise {found.number}", f"练习{found.number}")
     extra = _say(f" The question \"{found.explain_en}\" is answered in the solution at the end of the notebook.",
                  f"问题“{found.explain_zh}”的解答在笔记本末尾的参考答案里。") if found.explain_en else ""
-    return "correct", _say(f"{label}: correct.", f"{label}：正确。") + extra
+    return _say(f"{label}: correct.", f"{label}：正确。") + extra
+
+
+@contextlib.contextmanager
+def _in(lang: str) -> Iterator[None]:
+    before = utils.language()
+    utils.set_language(lang)
+    try:
+        yield
+    finally:
+        utils.set_language(before)
+
+
+def stored_sentence(text: str, lang: str) -> str:
+    """Return ``text``, what checks printed in a stored output, with each line that is a check's sentence for a
+    stub (every value still ``None``, or a function's stub) or for a right answer put in ``lang`` (``"en"`` or
+    ``"zh"``); other lines stay as they are. The Chinese edition stores the English outputs this way
+    (``tools/translate.py``), so that its stored checks read as they print when run."""
+    table: dict[str, str] = {}
+    for found in _LIST:
+        variants = []
+        for source in utils.LANGUAGES:
+            with _in(source):
+                variants.append((_unanswered(found, []), _unanswered(found, list(found.answers)), _correct(found)))
+        with _in(lang):
+            wanted = (_unanswered(found, []), _unanswered(found, list(found.answers)), _correct(found))
+        for variant in variants:
+            table.update(zip(variant, wanted, strict=True))
+    return "\n".join(table.get(line, line) for line in text.split("\n"))
 
 
 def check(lesson: str, number: int, *answers: Any, strict: bool = False, **context: Any) -> None:

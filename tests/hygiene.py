@@ -130,7 +130,8 @@ def check_outputs(nb: Notebook) -> list[str]:
 
 def check_markers(nb: Notebook) -> list[str]:
     """Errors are caught in the cell (``utils.expect_error``), never let through by a tag or marker; markers are
-    exact; an ignored output is followed by a check cell; no cell is skipped; no ``inspect.getsource`` checks."""
+    exact; an ignored output is followed by a check cell (an ``assert``, or an exercise's check with ``strict=True``,
+which raises AssertionError); no cell is skipped; no ``inspect.getsource`` checks."""
     problems = []
     code = code_cells(nb)
     for index, cell in enumerate(code):
@@ -145,7 +146,7 @@ def check_markers(nb: Notebook) -> list[str]:
                 problems.append(f"code cell {index}: {line.strip()!r} is not an exact nbval marker, nbval ignores it")
         if options.get("check") is False:
             following = code[index + 1].source if index + 1 < len(code) else ""
-            if "assert" not in following:
+            if "assert" not in following and (check_call(following) or ("", 0, False))[2] is False:
                 problems.append(f"code cell {index}: ignored output is not followed by a check cell with an assert")
         if "getsource" in cell.source:
             problems.append(f"code cell {index}: shown copies are checked by tests/test_shown_copies.py, not here")
@@ -153,26 +154,22 @@ def check_markers(nb: Notebook) -> list[str]:
 
 
 def check_solutions_collapsed(nb: Notebook, lang: str = "en") -> list[str]:
-    """Exercise solutions exist, after the Exercises heading, their code collapsed (``jupyter.source_hidden``).
-
-    Under the ``## Solutions`` heading (the structure of issue 27) a solution's output is left open and
-    ``outputs_hidden`` is not stored: JupyterLab's "Run All" uncovers it and saving drops it anyway. In the old
-    structure (each solution directly under its exercise; accepted until every notebook is converted) the output
-    is collapsed too."""
+    """Exercise solutions exist, under the ``## Solutions`` heading after the Exercises, their code collapsed
+    (``jupyter.source_hidden``) and their output left open: ``outputs_hidden`` is not stored, since JupyterLab's
+    "Run All" uncovers it and saving drops it anyway (issue 27)."""
     labels = template.LANGUAGES[lang]
     solutions = [c for c in nb.cells if is_solution(c, lang)]
     if not solutions:
         return [f"no '{labels.solution}' code cells"]
     problems = []
-    new = heading_index(nb, labels.solutions) is not None
+    if heading_index(nb, labels.solutions) is None:
+        problems.append(f"no {labels.solutions!r} section: the solutions go there, after all the exercises")
     for cell in solutions:
         jupyter = cell.metadata.get("jupyter", {})
         if not jupyter.get("source_hidden"):
             problems.append("a solution cell's code is not collapsed (jupyter.source_hidden)")
-        if new and "outputs_hidden" in jupyter:
+        if "outputs_hidden" in jupyter:
             problems.append("a solution under the Solutions heading stores outputs_hidden (Run All uncovers it)")
-        if not new and not jupyter.get("outputs_hidden"):
-            problems.append("a solution cell's output is not collapsed (jupyter.outputs_hidden)")
     exercises = heading_index(nb, labels.exercises) or 0
     if any(i < exercises for i, c in enumerate(nb.cells) if is_solution(c, lang)):
         problems.append("a solution cell comes before the Exercises heading")
@@ -232,7 +229,7 @@ def defined_and_used(source: str) -> tuple[set[str], set[str]]:
 
 def _exercise_text(nb: Notebook, index: int, lang: str) -> str:
     """Return the text of the exercise that code cell ``index`` belongs to: the exercise its answer cell, check or
-    solution names, or (old structure) the markdown cell right above it; "" if none."""
+    solution names, else the markdown cell right above it; "" if none."""
     labels = template.LANGUAGES[lang]
     first = nb.cells[index].source.splitlines()[0] if nb.cells[index].source else ""
     number = None
@@ -277,6 +274,7 @@ def check_core_path(nb: Notebook, lang: str = "en") -> list[str]:
         )
     core_names: set[str] = set()
     deeper_names: set[str] = set()
+    after_names: set[str] = set()  # defined after the Summary (answer cells, solutions): they shadow Going deeper's
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code" or not cell.source.strip():
             continue
@@ -287,9 +285,10 @@ def check_core_path(nb: Notebook, lang: str = "en") -> list[str]:
             deeper_names |= defined
         else:
             exercise = _exercise_text(nb, index, lang)
-            needs = sorted((used & deeper_names) - core_names - defined)
+            needs = sorted((used & deeper_names) - core_names - defined - after_names)
             if needs and "(Going deeper)" not in exercise and "（进阶）" not in exercise:
                 problems.append(f"cell {index} uses {needs}, defined only under {labels.going_deeper!r}")
+            after_names |= defined  # an answer cell's names, read by the check under it
     return problems
 
 
@@ -322,13 +321,12 @@ def _printed(cell: Any) -> str:
 
 
 def check_exercises(nb: Notebook, lang: str = "en", lesson: str | None = None) -> list[str]:
-    """The exercises and their solutions, in the structure of issue 27 when the notebook has a ``## Solutions``
-    heading (``_check_exercises_with_checks``), else in the old one (``_check_exercises_old``, accepted until every
-    notebook is converted). Either way the student edition runs exactly the cells the tests run, less the
-    solutions. ``lesson``: the notebook's number, which every check call must name."""
-    if heading_index(nb, template.LANGUAGES[lang].solutions) is not None:
-        return _check_exercises_with_checks(nb, lang, lesson)
-    return _check_exercises_old(nb, lang)
+    """The exercises and their solutions in the structure of issue 27 (``_check_exercises_with_checks``): the
+    student edition runs exactly the cells the tests run, less the Solutions section. ``lesson``: the notebook's
+    number, which every check call must name."""
+    if heading_index(nb, template.LANGUAGES[lang].solutions) is None:
+        return [f"no {template.LANGUAGES[lang].solutions!r} section after the exercises"]
+    return _check_exercises_with_checks(nb, lang, lesson)
 
 
 def _check_exercises_with_checks(nb: Notebook, lang: str, lesson: str | None) -> list[str]:
@@ -408,42 +406,6 @@ def _check_exercises_with_checks(nb: Notebook, lang: str, lesson: str | None) ->
                             "its check")
     if solved != numbers:
         problems.append(f"solutions are for exercises {solved}, expected {numbers}")
-    return problems
-
-
-def _check_exercises_old(nb: Notebook, lang: str = "en") -> list[str]:
-    """The old structure (accepted until every notebook is converted): each exercise is a markdown cell starting
-    ``**Exercise N.**`` (N = 1, 2, ...) directly followed by exactly one solution cell; every solution comes after
-    every other code cell, and no code cell after a solution reads a name that only solutions define."""
-    exercise = template.LANGUAGES[lang].exercise
-    problems = []
-    numbers = []
-    solution_names: set[str] = set()
-    other_names: set[str] = set()
-    seen_solution = False
-    for index, cell in enumerate(nb.cells):
-        if cell.cell_type == "markdown" and (match := exercise.match(cell.source)):
-            numbers.append(int(match.group(1)))
-            following = nb.cells[index + 1] if index + 1 < len(nb.cells) else None
-            if following is None or not is_solution(following, lang):
-                problems.append(f"cell {index}: Exercise {match.group(1)} is not directly followed by its solution")
-        if cell.cell_type != "code" or not cell.source.strip():
-            continue
-        defined, used = defined_and_used(cell.source)
-        if is_solution(cell, lang):
-            seen_solution = True
-            previous = nb.cells[index - 1] if index else None
-            if previous is None or previous.cell_type != "markdown" or not exercise.match(previous.source):
-                problems.append(f"cell {index}: a solution cell that does not follow an '**Exercise N.**' cell")
-            solution_names |= defined
-            continue
-        if seen_solution:
-            problems.append(f"cell {index}: a code cell after a solution (the student edition would skip its input)")
-        if only := sorted((used & solution_names) - other_names - defined):
-            problems.append(f"cell {index} uses {only}, which only a solution defines")
-        other_names |= defined
-    if numbers != list(range(1, len(numbers) + 1)) or not numbers:
-        problems.append(f"exercises are numbered {numbers}, expected 1, 2, ...")
     return problems
 
 

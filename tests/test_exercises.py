@@ -731,3 +731,16 @@ def test_all_checks_take_about_a_second(checkpoint: Path, pets: tuple[dict[str, 
     for (lesson, number), (given, context) in answers.items():
         assert exercises.result(lesson, number, *given, **context)[0] == "correct", (lesson, number)
     assert time.perf_counter() - start < 5.0  # about a second on an idle 2-core CPU; room for a loaded one
+
+
+def test_stored_sentences_in_either_language() -> None:
+    """What a check stores for a stub or a right answer reads in the edition's language (tools/translate.py)."""
+    english = [status("01", 3, None, None)[1], status("02", 1, stub)[1], status("03", 3, 3456)[1]]
+    utils.set_language("zh")
+    chinese = [status("01", 3, None, None)[1], status("02", 1, stub)[1], status("03", 3, 3456)[1]]
+    utils.set_language("en")
+    text = "\n".join([*english, "a line of the solution's own"]) + "\n"
+    assert exercises.stored_sentence(text, "zh") == "\n".join([*chinese, "a line of the solution's own"]) + "\n"
+    assert exercises.stored_sentence(exercises.stored_sentence(text, "zh"), "en") == text
+    wrong = status("02", 1, lambda m: torch.device("cpu"))[1]
+    assert exercises.stored_sentence(wrong, "zh") == wrong  # only what a stub or a right answer prints

@@ -38,8 +38,9 @@ TIMINGS = {"01_devices": {"quick/cpu": {"seconds": 12.3, "machine": "a 2-core CP
 def good_notebook() -> nbformat.NotebookNode:
     title = f"# 01 · Devices\n\n{template.badge(NAME)}\n\n{template.time_line(TIMINGS['01_devices'])}"
     stdout = nbformat.v4.new_output("stream", name="stdout", text="cpu\n")
-    solution = nbformat.v4.new_code_cell("# Solution\nprint(1)", execution_count=6)
-    solution.metadata["jupyter"] = {"source_hidden": True, "outputs_hidden": True}
+    printed = lambda text: [nbformat.v4.new_output("stream", name="stdout", text=text)]  # noqa: E731
+    solution = nbformat.v4.new_code_cell("# Solution: exercise 1\nanswer = 1", execution_count=8)
+    solution.metadata["jupyter"] = {"source_hidden": True}
     nb = nbformat.v4.new_notebook(
         cells=[
             nbformat.v4.new_markdown_cell(title),
@@ -52,7 +53,14 @@ def good_notebook() -> nbformat.NotebookNode:
             nbformat.v4.new_markdown_cell("## Going deeper\n\nOptional."),
             nbformat.v4.new_markdown_cell("## Summary\n\n## Exercises"),
             nbformat.v4.new_markdown_cell("**Exercise 1.** Print one."),
+            nbformat.v4.new_code_cell("# Exercise 1: your answer\nanswer = None", execution_count=6),
+            nbformat.v4.new_code_cell('exercises.check("01", 1, answer)', execution_count=7,
+                                      outputs=printed("Exercise 1: not answered yet: replace the stub.\n")),
+            nbformat.v4.new_markdown_cell("## Solutions\n\nTry the exercises first."),
             solution,
+            nbformat.v4.new_code_cell('exercises.check("01", 1, answer, strict=True)', execution_count=9,
+                                      outputs=printed("Exercise 1: correct.\n")),
+            nbformat.v4.new_markdown_cell("Why: because."),
         ],
         metadata={"kernelspec": dict(template.KERNELSPEC)},
     )
@@ -95,9 +103,8 @@ BAD = {
     "stderr": _add_output({"output_type": "stream", "name": "stderr", "text": "UserWarning: careful\n"}),
     "machine path": _add_output({"output_type": "stream", "name": "stdout", "text": "/home/alice/data\n"}),
     "cuda string": _add_output({"output_type": "stream", "name": "stdout", "text": "device='cuda:0'\n"}),
-    "no solution": _set("cells/10/source", "print(1)"),
-    "solution open": _set("cells/10/metadata", {}),
-    "solution output open": _set("cells/10/metadata", {"jupyter": {"source_hidden": True}}),
+    "no solution": _set("cells/13/source", "print(1)"),
+    "no Solutions section": _set("cells/12/source", "The solutions."),
     "inexact ignore marker": _set("cells/5/source", "# NBVAL_IGNORE_OUTPUT  (versions differ)\nprint(1)"),
     "ignored cell without check": _set("cells/6/source", "print('no check here')"),
     "kernelspec": _set("metadata/kernelspec/name", "conda-env-foo"),
@@ -109,25 +116,6 @@ BAD = {
     "exercise unnumbered": _set("cells/9/source", "Print one."),
     "exercise numbered 2": _set("cells/9/source", "**Exercise 2.** Print one."),
 }
-
-
-def good_notebook_with_checks() -> nbformat.NotebookNode:
-    """The good notebook with its exercise in the structure of issue 27: answer cell, check, ``## Solutions``."""
-    nb = good_notebook()
-    printed = lambda text: [nbformat.v4.new_output("stream", name="stdout", text=text)]  # noqa: E731
-    solution = nbformat.v4.new_code_cell("# Solution: exercise 1\nanswer = 1", execution_count=8)
-    solution.metadata["jupyter"] = {"source_hidden": True}
-    nb.cells[10:] = [
-        nbformat.v4.new_code_cell("# Exercise 1: your answer\nanswer = None", execution_count=6),
-        nbformat.v4.new_code_cell('exercises.check("01", 1, answer)', execution_count=7,
-                                  outputs=printed("Exercise 1: not answered yet: replace the stub.\n")),
-        nbformat.v4.new_markdown_cell("## Solutions\n\nTry the exercises first."),
-        solution,
-        nbformat.v4.new_code_cell('exercises.check("01", 1, answer, strict=True)', execution_count=9,
-                                  outputs=printed("Exercise 1: correct.\n")),
-        nbformat.v4.new_markdown_cell("Why: because."),
-    ]
-    return nb
 
 
 def _insert(index: int, cell: nbformat.NotebookNode) -> Callable[[dict], None]:
@@ -159,19 +147,15 @@ BAD_WITH_CHECKS = {
 }
 
 
-def test_good_notebook_with_checks_passes(tmp_path: Path) -> None:
-    assert _problems(good_notebook_with_checks(), tmp_path) == []
-
-
 @pytest.mark.parametrize("kind", sorted(BAD_WITH_CHECKS))
 def test_bad_exercise_with_checks_is_caught(kind: str, tmp_path: Path) -> None:
-    nb = good_notebook_with_checks()
+    nb = good_notebook()
     BAD_WITH_CHECKS[kind](nb)
     assert _problems(nb, tmp_path), f"hygiene checks missed: {kind}"
 
 
 def test_chinese_notebook_with_checks_passes(tmp_path: Path) -> None:
-    nb = good_notebook_with_checks()
+    nb = good_notebook()
     zh = template.LANGUAGES["zh"]
     line = template.time_line(TIMINGS["01_devices"], "zh")
     nb.cells[0].source = f"# 01 · 设备\n\n{template.badge(NAME, 'zh')}\n\n{line}"
@@ -191,13 +175,31 @@ def test_chinese_notebook_with_checks_passes(tmp_path: Path) -> None:
     assert _problems(nb, tmp_path / "zh")
 
 
+def test_a_strict_check_checks_an_ignored_solution_output(tmp_path: Path) -> None:
+    """A solution whose output depends on the machine is checked by its strict check (it raises AssertionError)."""
+    nb = good_notebook()
+    nb.cells[13].source = "# Solution: exercise 1\n# NBVAL_IGNORE_OUTPUT\nanswer = 1"
+    assert _problems(nb, tmp_path) == []
+    nb.cells[14].source = 'exercises.check("01", 1, answer)'  # not strict: prints, never fails
+    assert any("ignored output is not followed by a check" in p for p in _problems(nb, tmp_path))
+
+
 def test_exercise_text_found_for_answer_check_and_solution() -> None:
-    nb = good_notebook_with_checks()
+    nb = good_notebook()
     nb.cells.insert(8, _code("deep = 1"))  # under Going deeper
     nb.cells[14].source = "# Solution: exercise 1\nanswer = deep"
     assert any("deep" in problem for problem in hygiene.check_core_path(nb))
     nb.cells[10].source = "**Exercise 1.** (Going deeper) Print it."  # said in the exercise: allowed
     assert not hygiene.check_core_path(nb)
+
+
+def test_an_answer_shadows_a_going_deeper_name() -> None:
+    """An answer cell may define a name Going deeper also defines: the check under it reads the answer's."""
+    nb = good_notebook()
+    nb.cells.insert(8, _code("answer = 2"))  # under Going deeper
+    assert not hygiene.check_core_path(nb)  # the check reads the answer cell's `answer`
+    nb.cells[11].source = "# Exercise 1: your answer\nother = None"
+    assert any("answer" in problem for problem in hygiene.check_core_path(nb))  # now only Going deeper's
 
 
 def test_check_call_is_read_from_the_code_only() -> None:
@@ -311,27 +313,13 @@ def test_core_path_must_fit_a_class_period() -> None:
 def test_solution_may_not_need_going_deeper() -> None:
     nb = good_notebook()
     nb.cells.insert(8, _code("deep = 1"))  # under Going deeper
-    nb.cells[-1].source = "# Solution\nprint(deep)"
+    nb.cells[14].source = "# Solution: exercise 1\nanswer = deep"
     assert any("deep" in problem for problem in hygiene.check_core_path(nb))
-    nb.cells[-2].source = "**Exercise 1.** (Going deeper) Print it."  # said in the exercise: allowed
+    nb.cells[10].source = "**Exercise 1.** (Going deeper) Print it."  # said in the exercise: allowed
     assert not hygiene.check_core_path(nb)
     nb.cells[4].source = "deep = 0"  # defined in the core as well: allowed
-    nb.cells[-2].source = "**Exercise 1.** Print it."
+    nb.cells[10].source = "**Exercise 1.** Print it."
     assert not hygiene.check_core_path(nb)
-
-
-def test_student_edition_runs_what_the_tests_run() -> None:
-    nb = good_notebook()
-    assert not hygiene.check_exercises(nb)
-    nb.cells.append(_code("print(2)"))  # a code cell after a solution: the student edition would run it alone
-    assert any("after a solution" in problem for problem in hygiene.check_exercises(nb))
-    nb = good_notebook()
-    nb.cells[-1].source = "# Solution\nanswer = 1"
-    nb.cells.append(nbformat.v4.new_markdown_cell("**Exercise 2.** More."))
-    nb.cells.append(nbformat.v4.new_code_cell("# Solution\nprint(answer)"))
-    assert not hygiene.check_exercises(nb)  # solutions may build on earlier solutions
-    nb.cells.append(_code("print(answer)"))
-    assert any("only a solution defines" in problem for problem in hygiene.check_exercises(nb))
 
 
 def test_magics_do_not_break_the_name_analysis() -> None:

@@ -1,7 +1,7 @@
 """tools/nbgrader_course.py: the course it writes works with nbgrader's own commands, offline.
 
-Two lessons in the exercises' structure (answer cells with stubs, checks, ``## Solutions``), made here with the
-exercises of lessons 02 and 03 (until the notebooks themselves are converted), go through the tool and then
+Two lessons in the exercises' structure (answer cells with stubs, checks, ``## Solutions``), 02 and 03 as stored,
+go through the tool and then
 ``nbgrader generate_assignment`` and ``nbgrader autograde``: the reference solutions get full marks, an empty
 submission gets 0 on the autograded parts, and one wrong answer loses exactly that exercise's points.
 """
@@ -24,65 +24,6 @@ from tools import notebook_template as template
 
 NBGRADER = Path(sys.executable).parent / "nbgrader"
 
-STUBS = {
-    ("02", 1): 'def module_device(module: nn.Module) -> torch.device | None:\n'
-               '    """The one device of module\'s parameters and buffers; None without any; ValueError if mixed."""\n'
-               '    raise NotImplementedError("your code here")',
-    ("02", 2): 'missing = None  # the name of the tensor utils.placement(layer) leaves out\n'
-               'stayed_on = None  # the device that tensor is on after .to("meta")',
-    ("02", 3): "tensors_held = None  # {loss class name: [names of the tensors it holds]}",
-    ("03", 1): 'class LowerTriangle(nn.Module):\n'
-               '    def __init__(self, n: int):\n'
-               '        super().__init__()\n'
-               '        raise NotImplementedError("your code here")\n\n'
-               '    def forward(self, X):\n'
-               '        raise NotImplementedError("your code here")',
-    ("03", 2): 'class Parallel(nn.Module):\n'
-               '    def __init__(self, module_a: nn.Module, module_b: nn.Module):\n'
-               '        super().__init__()\n'
-               '        raise NotImplementedError("your code here")\n\n'
-               '    def forward(self, X):\n'
-               '        raise NotImplementedError("your code here")',
-    ("03", 3): "in_features = None  # what the linear layer infers",
-}
-SOLUTIONS = {
-    ("02", 1): 'def module_device(module: nn.Module) -> torch.device | None:\n'
-               '    devices = {t.device for t in [*module.parameters(), *module.buffers()]}\n'
-               '    if len(devices) > 1:\n'
-               '        raise ValueError(f"module has tensors on several devices: {sorted(map(str, devices))}")\n'
-               '    return devices.pop() if devices else None\n\n\n'
-               'print(module_device(nn.ReLU()), module_device(nn.BatchNorm1d(2)))',
-    ("02", 2): 'class OffsetLayer(nn.Module):\n'
-               '    def __init__(self):\n'
-               '        super().__init__()\n'
-               '        self.bias = nn.Parameter(torch.zeros(3))\n'
-               '        self.offset = torch.ones(3)  # a plain attribute: invisible to .to()\n\n\n'
-               'layer = OffsetLayer().to("meta")\n'
-               'missing = "offset"\n'
-               'stayed_on = layer.offset.device.type',
-    ("02", 3): 'losses = [nn.BCEWithLogitsLoss(pos_weight=torch.tensor([3.0])), nn.NLLLoss(weight=torch.ones(4)),\n'
-               '          nn.CrossEntropyLoss()]\n'
-               'tensors_held = {type(loss).__name__: [name.split(" ")[0] for name in utils.placement(loss)]\n'
-               '                for loss in losses}',
-    ("03", 1): 'class LowerTriangle(nn.Module):\n'
-               '    def __init__(self, n: int):\n'
-               '        super().__init__()\n'
-               '        self.register_buffer("mask", torch.tril(torch.ones(n, n)), persistent=False)\n\n'
-               '    def forward(self, X):\n'
-               '        return X * self.mask',
-    ("03", 2): 'class Parallel(nn.Module):\n'
-               '    def __init__(self, module_a: nn.Module, module_b: nn.Module):\n'
-               '        super().__init__()\n'
-               '        self.module_a, self.module_b = module_a, module_b\n\n'
-               '    def forward(self, X):\n'
-               '        return torch.cat([self.module_a(X), self.module_b(X)], dim=-1)',
-    ("03", 3): 'conv_net = nn.Sequential(nn.LazyConv2d(6, kernel_size=5), nn.ReLU(), nn.Flatten(), nn.LazyLinear(10))\n'
-               'conv_net(torch.zeros(1, 1, 28, 28))\n'
-               'in_features = conv_net[3].in_features',
-}
-EXPLANATIONS = {("02", 2): "A plain tensor attribute is not registered: `.to()` never sees it.",
-                ("03", 1): "The mask is the same every time, so nothing needs saving; FixedHiddenMLP's is random.",
-                ("03", 3): "It infers the flatten size from the first batch."}
 WRONG = {  # one wrong answer per lesson: (exercise, answer cell source)
     "02": (1, "def module_device(module):\n    return torch.device('cpu')"),
     "03": (3, "in_features = 6 * 28 * 28"),
@@ -91,27 +32,8 @@ NAMES = {"02": "02_placement_checks", "03": "03_module_building"}
 
 
 def lesson_notebook(lesson: str, lang: str = "en") -> nbformat.NotebookNode:
-    """A small lesson notebook in the exercises' structure with the exercises of ``lesson``, run as the project
-    stores notebooks (the outputs the hygiene checks ask for)."""
-    labels = template.LANGUAGES[lang]
-    code = nbformat.v4.new_code_cell
-    cells = [nbformat.v4.new_markdown_cell(f"# {lesson} · A lesson"),
-             code(labels.setup_cell),
-             code("import torch\nfrom torch import nn\n\nfrom lessons import exercises"),
-             nbformat.v4.new_markdown_cell(labels.exercises)]
-    solutions = [nbformat.v4.new_markdown_cell(labels.solutions)]
-    for number in (1, 2, 3):
-        answers = ", ".join(exercises.exercise(lesson, number).answers)
-        cells += [nbformat.v4.new_markdown_cell(f"**Exercise {number}.** Do it." if lang == "en" else
-                                                f"**练习{number}**：做一做。"),
-                  code(labels.answer.format(number=number) + "\n" + STUBS[(lesson, number)]),
-                  code(f'exercises.check("{lesson}", {number}, {answers})')]
-        solution = code(labels.solution_of.format(number=number) + "\n" + SOLUTIONS[(lesson, number)])
-        solution.metadata["jupyter"] = {"source_hidden": True}
-        solutions += [solution, code(f'exercises.check("{lesson}", {number}, {answers}, strict=True)')]
-        if (lesson, number) in EXPLANATIONS:
-            solutions.append(nbformat.v4.new_markdown_cell(EXPLANATIONS[(lesson, number)]))
-    return nbformat.v4.new_notebook(cells=cells + solutions, metadata={"kernelspec": dict(template.KERNELSPEC)})
+    """The lesson's notebook as stored, in edition ``lang``."""
+    return nbformat.read(template.LANGUAGES[lang].folder / f"{NAMES[lesson]}.ipynb", as_version=4)
 
 
 def test_answer_source_puts_the_solution_in_regions() -> None:
@@ -135,7 +57,8 @@ def test_assignment_cells_and_points() -> None:
                               "ex03_3_question"]
     assert graded["ex03_1_check"].source == 'exercises.check("03", 1, LowerTriangle, strict=True)'
     assert graded["ex03_1_check"].metadata["nbgrader"]["points"] == exercises.exercise("03", 1).points
-    assert graded["ex03_3_explain"].source == EXPLANATIONS[("03", 3)]
+    explanation = nbgrader_course.exercise_parts(lesson_notebook("03"), "en")[2].explanation
+    assert explanation.startswith("A lazy layer") and graded["ex03_3_explain"].source == explanation
     assert graded["ex03_3_explain"].metadata["nbgrader"]["points"] == exercises.exercise("03", 3).explain_points
     assert "### BEGIN SOLUTION" in graded["ex03_2_answer"].source
     assert not any(template.LANGUAGES["en"].solutions in c.source for c in course.cells)  # no Solutions section
@@ -183,14 +106,8 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[tuple[str,
     from nbgrader.api import Gradebook
 
     root = tmp_path_factory.mktemp("nbgrader")
-    lessons = root / "lessons"
-    lessons.mkdir()
-    paths = []
-    for lesson, name in NAMES.items():
-        nbformat.write(lesson_notebook(lesson), lessons / f"{name}.ipynb")
-        paths.append(lessons / f"{name}.ipynb")
     course = root / "course"
-    nbgrader_course.write_course(course, paths)
+    nbgrader_course.write_course(course, nbgrader_course.lesson_paths(sorted(NAMES)))
     every = "0[23]_*"  # both assignments in one command: each nbgrader command takes seconds to start
     _run("generate_assignment", every, "--force", cwd=course)
     for lesson, name in NAMES.items():
@@ -198,7 +115,15 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[tuple[str,
         release = nbformat.read(course / "release" / name / f"{name}.ipynb", as_version=4)
         reference = {c.metadata["nbgrader"]["grade_id"]: c.source for c in source.cells
                      if c.metadata.get("nbgrader", {}).get("solution")}
-        assert not any("BEGIN SOLUTION" in c.source or "offset" in c.source for c in release.cells)
+        assert not any("BEGIN SOLUTION" in c.source for c in release.cells)
+        answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in release.cells
+                   if c.metadata.get("nbgrader", {}).get("solution") and c.cell_type == "code"}
+        lesson_nb = lesson_notebook(lesson)
+        for part in nbgrader_course.exercise_parts(lesson_nb, "en"):  # the release holds the stub, nothing more
+            stub = lesson_nb.cells[part.answer].source.split("\n")
+            extra = [line for line in answers[f"ex{lesson}_{part.number}_answer"].split("\n")
+                     if line.strip() not in ("", nbgrader_course.CODE_STUB) and line not in stub]
+            assert not extra, extra
         for student in ("reference", "empty", "wrong"):
             submission = nbformat.from_dict(release)
             for cell in submission.cells:

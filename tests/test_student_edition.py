@@ -82,6 +82,16 @@ def test_handout_holds_what_the_lessons_need(edition: Path) -> None:
     assert not (edition / "notebooks" / "timings.json").exists() and not (edition / "tests").exists()
 
 
+def test_handout_requirements_leave_out_nbgrader(edition: Path) -> None:
+    """nbgrader is for the teacher: its JupyterLab extension stays out of the students' JupyterLab; every other
+    pin is kept as it is."""
+    full = (utils.ROOT / "requirements.txt").read_text(encoding="utf-8")
+    handout = (edition / "requirements.txt").read_text(encoding="utf-8")
+    assert "nbgrader" in full and "nbgrader" not in handout.lower()
+    assert [line for line in full.splitlines() if "nbgrader" not in line] == handout.splitlines()
+    assert student_edition.students_requirements("torch==2.15.0\nNBGrader[docs]>=0.9  # x\n") == "torch==2.15.0\n"
+
+
 def test_handout_notebooks_find_their_code_inside_the_handout(edition: Path) -> None:
     """Every notebook's setup cell and import cell, run in one kernel started in the handout's notebooks/ folder."""
     cells = []

@@ -11,6 +11,8 @@ import nbformat
 import pytest
 from nbval.plugin import find_comment_markers
 
+import utils
+from lessons import exercises
 from tools import notebook_template as template
 from tools import translate
 
@@ -347,3 +349,26 @@ def test_a_figures_description_is_chinese_in_the_chinese_twin(monkeypatch: pytes
     assert english.data["text/plain"] == 'A line that rises ("up").'  # the argument is left untouched
     stream = nbformat.v4.new_output("stream", name="stdout", text="1\n")
     assert translate.in_language(stream, "zh") == stream
+
+
+def test_exercise_checks_are_stored_in_the_editions_language(capsys: pytest.CaptureFixture) -> None:
+    """What a check prints for the stub and for a right answer is stored as the Chinese edition prints it."""
+    printed = {}
+    for lang in ("en", "zh"):
+        utils.set_language(lang)
+        try:
+            exercises.check("01", 3, None, None)
+            exercises.check("03", 3, 3456)
+            exercises.check("02", 1, stub)
+        finally:
+            utils.set_language("en")
+        printed[lang] = nbformat.v4.new_output("stream", name="stdout", text=capsys.readouterr().out)
+    assert "尚未作答" in printed["zh"].text and "正确" in printed["zh"].text
+    assert translate.in_language(printed["en"], "zh") == printed["zh"]
+    assert translate.in_language(printed["zh"], "en") == printed["en"]
+    wrong = nbformat.v4.new_output("stream", name="stdout", text="Exercise 1: not yet. `f()` returned 1.\n")
+    assert translate.in_language(wrong, "zh") == wrong  # a wrong answer is never stored: left as it is
+
+
+def stub(*args: object) -> None:
+    raise NotImplementedError("your code here")

@@ -10,7 +10,8 @@ section, the last, and keeps each exercise's answer cell, with its stub, and the
 the old structure each solution cell is replaced by an empty cell that names its exercise, "# Exercise 2 — your
 solution"; the Open-in-Colab badge removed, since it opens the full edition),
 ``notebooks/assets/``, ``utils.py``, ``lessons/``,
-``data/README.md``, the requirements files and ``tools/setup.sh``, and a README for students. Everything else in
+``data/README.md``, the requirements files (without the teachers' nbgrader: ``TEACHERS_ONLY``) and
+``tools/setup.sh``, and a README for students. Everything else in
 the notebooks (prose, code, stored outputs, plots) is kept as stored. The notebooks find ``utils.py`` in the
 folder above them, so the handout runs as it is, wherever it is unpacked.
 """
@@ -38,8 +39,9 @@ HANDOUT = ["utils.py", "lessons", "data/README.md", "requirements.txt", "require
 
 STUDENT_README = """# PyTorch on GPUs: the lessons (student edition)
 
-Open the notebooks in `notebooks/` in order (the Chinese edition, 中文版, is in `notebooks/zh/`). Each exercise
-ends in an empty cell that says which exercise it is: write your solution there.
+Open the notebooks in `notebooks/` in order (the Chinese edition, 中文版, is in `notebooks/zh/`). Under each
+exercise, replace the stub in its answer cell with your answer, run it, and run the check below it: it says whether
+the answer is right and, if not, what is wrong. `exercises.hint("02", 1)` prints a hint for exercise 1 of lesson 02.
 
 - **JupyterLab on your computer** (Linux or macOS, Python 3.10-3.13): `bash tools/setup.sh && .venv/bin/jupyter lab`
   from this folder. The first run installs PyTorch and the other packages (about 5 GB, a few minutes).
@@ -83,6 +85,23 @@ def student_version(nb: nbformat.NotebookNode, name: str, lang: str = "en") -> n
     return student
 
 
+TEACHERS_ONLY = ("nbgrader",)
+"""Packages in requirements.txt that the handout leaves out: nbgrader's JupyterLab extension (Formgrader, Create
+assignment) is for the teacher who grades, and would show in every student's JupyterLab."""
+
+
+def students_requirements(text: str) -> str:
+    """Return requirements.txt's ``text`` without the teachers' packages (``TEACHERS_ONLY``) and their comment
+    lines (``# teachers: ...``)."""
+    kept = []
+    for line in text.splitlines(keepends=True):
+        name = re.split(r"[=<>!~\[; #]", line.strip(), maxsplit=1)[0].lower()
+        if name in TEACHERS_ONLY or line.lstrip().lower().startswith("# teachers"):
+            continue
+        kept.append(line)
+    return "".join(kept)
+
+
 def write_edition(out: Path) -> list[Path]:
     """Write the student handout into ``out`` (see the module docstring); return the notebooks written."""
     written = []
@@ -99,6 +118,8 @@ def write_edition(out: Path) -> list[Path]:
         target.parent.mkdir(parents=True, exist_ok=True)
         if source.is_dir():
             shutil.copytree(source, target, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+        elif name == "requirements.txt":
+            target.write_text(students_requirements(source.read_text(encoding="utf-8")), encoding="utf-8")
         else:
             shutil.copy2(source, target)
     (out / "README.md").write_text(STUDENT_README, encoding="utf-8")

@@ -15,9 +15,10 @@ where it came from in ``metadata.translation``: the English cell's ``id``, a ``h
 
 Syncing never re-translates and never executes anything. It copies outputs and execution counts from English
 (the code is the same, so are its outputs; a figure's description, which ``utils.show_figure`` stores in both
-languages, is put in Chinese: ``in_language``), adds English cells that are missing as ``untranslated``, drops cells
-that English no longer has, and puts the cells in the English order. When an English code cell changed but its
-comments did not, the Chinese comments are carried over onto the new code automatically. Everything else that
+languages, and what the exercises' checks print for a stub or a right answer are put in Chinese: ``in_language``),
+adds English cells that are missing as ``untranslated``, drops cells that English no longer has, and puts the
+cells in the English order. When an English code cell changed but its comments did not, the Chinese comments
+are carried over onto the new code automatically. Everything else that
 changed in English is reported as **stale**: the translator compares ``metadata.translation.source`` with the
 English cell, updates the Chinese text and calls ``mark_translated`` (or edits the status by hand).
 ``tests/test_translation.py`` fails while any cell is missing, stale or untranslated.
@@ -121,10 +122,19 @@ FIGURE_METADATA = "figure_description"
 """Where ``utils.show_figure`` keeps a figure's description in every language (``utils.FIGURE_METADATA``)."""
 
 
+CHECK_LINE = re.compile(r"^(Exercise \d+: |练习\d+：)", re.MULTILINE)
+"""A line that an exercise's check (``lessons/exercises.py``) may have printed."""
+
+
 def in_language(output: Any, lang: str) -> Any:
     """Return a copy of ``output`` as the ``lang`` edition shows it: a figure of ``utils.show_figure`` gets the
-    description in ``lang`` (from its metadata) as its alt text and plain text; any other output stays as it is."""
+    description in ``lang`` (from its metadata) as its alt text and plain text; what an exercise's check printed for
+    a stub or a right answer is put in ``lang`` (``exercises.stored_sentence``); any other output stays as it is."""
     output = copy.deepcopy(output)
+    if output.get("output_type") == "stream" and CHECK_LINE.search(output.get("text", "")):
+        from lessons import exercises  # only here: it imports torch
+
+        output["text"] = exercises.stored_sentence(output["text"], lang)
     text = output.get("metadata", {}).get(FIGURE_METADATA, {}).get(lang)
     data = output.get("data", {})
     if text is not None and "text/html" in data:
