@@ -58,8 +58,8 @@ if not found:  <<download>>
     partial = tempfile.mkdtemp(prefix=f".{FOLDERS[0]}-", dir=here)  <<partial>>
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "NO_COLOR": "1", "TERM": "dumb"}
     command = ["git", "clone", "-q", "--depth", "1", REPO_URL, partial]
-    git = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
     seconds = float(os.environ.get("<<timeout env>>", "30"))
+    git = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
     try:
         why = (git.communicate(timeout=seconds)[1].strip() or "git").splitlines()[-1]
     except subprocess.TimeoutExpired:
