@@ -6,18 +6,23 @@
 
 The folder holds what the lessons need and nothing that gives the answers away: ``notebooks/`` and ``notebooks/zh/``
 (every lesson in English and Chinese, with each solution cell replaced by an empty cell that names its exercise,
-"# Exercise 2 — your solution"; the Open-in-Colab badge removed, since it opens the full edition),
-``notebooks/assets/``, ``utils.py``, ``lessons/``,
-``data/README.md``, the requirements files and ``tools/setup.sh``, and a README for students. Everything else in
-the notebooks (prose, code, stored outputs, plots) is kept as stored. The notebooks find ``utils.py`` in the
-folder above them, so the handout runs as it is, wherever it is unpacked.
+"# Exercise 2 — your solution"; the Open-in-Colab link removed, since it opens the full edition),
+``notebooks/assets/``, ``utils.py``, ``lessons/``, ``data/README.md``, the requirements files, ``tools/setup.sh``
+with ``tools/installer.sh``, and a README for students whose commands set the handout up and open it. The code cells
+(code, stored outputs, plots) are kept as stored. The prose is kept too, but for what would be wrong in a handout:
+the sentence under "Exercises" that points at the solutions now says where to write the answer, and a file of the
+project that the handout does not ship (``benchmarks/RESULTS.md``, ``tools/run_notebooks.py``,
+``notebooks/timings.json``, ...) becomes a link to its published copy on GitHub. The notebooks find ``utils.py`` in
+the folder above them, so the handout runs as it is, wherever it is unpacked.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -31,21 +36,43 @@ SOLUTION = template.LANGUAGES["en"].solution
 EXERCISE = template.LANGUAGES["en"].exercise
 """An exercise is a markdown cell that starts ``**Exercise N.**`` (Chinese: ``**练习N**``); its solution follows it."""
 
-HANDOUT = ["utils.py", "lessons", "data/README.md", "requirements.txt", "requirements-nodeps.txt", "tools/setup.sh"]
+HANDOUT = [
+    "utils.py",
+    "lessons",
+    "data/README.md",
+    "requirements.txt",
+    "requirements-nodeps.txt",
+    "tools/setup.sh",
+    "tools/installer.sh",
+]
 """What the handout copies from the project besides the notebooks (paths relative to the repository root)."""
 
-STUDENT_README = """# PyTorch on GPUs: the lessons (student edition)
+PUBLISHED = f"https://github.com/{template.REPO}"
+"""Where the project's own copies of files the handout does not ship are published."""
+
+OPEN_COMMAND = "bash tools/setup.sh && .venv/bin/jupyter lab"
+"""The handout README's command that sets the handout up and opens it (tests/test_student_edition.py runs it)."""
+
+STUDENT_README = f"""# PyTorch on GPUs: the lessons (student edition)
 
 Open the notebooks in `notebooks/` in order (the Chinese edition, 中文版, is in `notebooks/zh/`). Each exercise
-ends in an empty cell that says which exercise it is: write your solution there.
+ends in an empty cell that says which exercise it is: write your answer there.
 
-- **JupyterLab on your computer** (Linux or macOS, Python 3.10-3.13): `bash tools/setup.sh && .venv/bin/jupyter lab`
-  from this folder. The first run installs PyTorch and the other packages (about 5 GB, a few minutes).
-- **Colab**: upload this whole folder to your Google Drive or to the Colab session and open a notebook from
-  `notebooks/`, with a GPU runtime (*Runtime -> Change runtime type -> GPU*). The notebooks find `utils.py` in the
-  folder above them.
+- **JupyterLab on your computer** (Linux or macOS, Python 3.11-3.13). In this folder, run
+
+  ```bash
+  {OPEN_COMMAND}
+  ```
+
+  The first run installs PyTorch and the other packages into `.venv/` (about 5 GB, a few minutes); later runs
+  check them in seconds and open JupyterLab in your browser.
+- **Colab**: in Colab, *File -> Upload notebook* and pick a notebook from `notebooks/` (or `notebooks/zh/`), then
+  *Runtime -> Change runtime type -> GPU*. Its first cell downloads the lessons' code (`utils.py`, `lessons/`)
+  from {PUBLISHED}, so Colab needs internet.
 - **No internet in the classroom?** Set quick mode before starting Jupyter: `NB_QUICK=1 .venv/bin/jupyter lab`.
   The lessons then use small generated data sets; see `data/README.md` for copying the real ones in by hand.
+- **`jupyter lab` says "Running as root is not recommended. Use --allow-root to bypass."** (as root, in a
+  container or on some lab machines): start it with `.venv/bin/jupyter lab --allow-root`.
 """
 
 
@@ -59,8 +86,94 @@ def placeholder(number: int, lang: str = "en") -> str:
     return template.LANGUAGES[lang].placeholder.format(number=number) + "\n"
 
 
+ANSWER_HERE = {
+    "en": "write your answer in the empty cell below each exercise",
+    "zh": "在每道练习下面的空白单元格里写你的答案",
+}
+"""What the handout says under "Exercises" instead of pointing at the solutions."""
+ABOUT_SOLUTIONS = {"en": re.compile(r"solution|collapsed", re.I), "zh": re.compile(r"参考答案|折叠")}
+"""Words that point at the solutions, which the handout does not have."""
+TRY_FIRST = {"en": re.compile(r"^try it (yourself )?first$", re.I), "zh": re.compile(r"^请?先自己试一试$")}
+"""A clause that says to try before looking at the solution."""
+
+
+def without_solutions(paragraph: str, lang: str = "en") -> str:
+    """Return a paragraph under "Exercises" with each clause that points at the solutions left out, ending with
+    ``ANSWER_HERE``: "Each exercise needs only the core sections; its solution is in the collapsed cell below it."
+    becomes "Each exercise needs only the core sections; write your answer in the empty cell below each exercise."
+    """
+    text = " ".join(paragraph.split()) if lang == "en" else "".join(paragraph.split())
+    clauses = re.split(r"[.;](?:\s+|$)" if lang == "en" else r"[；。]", text)
+    kept = [
+        c.strip()
+        for c in clauses
+        if c.strip() and not ABOUT_SOLUTIONS[lang].search(c) and not TRY_FIRST[lang].match(c.strip())
+    ]
+    if lang == "zh":
+        return "；".join([*kept, ANSWER_HERE[lang]]) + "。"
+    joined = "; ".join([*kept, ANSWER_HERE[lang]]) + "."
+    return joined[0].upper() + joined[1:]
+
+
+def handout_exercises_intro(source: str, lang: str = "en") -> str:
+    """Return the markdown cell that holds the "Exercises" heading with every paragraph that points at the
+    solutions rewritten by ``without_solutions``."""
+    paragraphs = source.split("\n\n")
+    return "\n\n".join(
+        p if p.lstrip().startswith("#") or not ABOUT_SOLUTIONS[lang].search(p) else without_solutions(p, lang)
+        for p in paragraphs
+    )
+
+
+PIECE = re.compile(r"```.*?```|(!?\[[^\]\n]*\])\(([^)\s]+)\)|`([^`\n]+)`", re.S)
+"""A fenced block (kept as it is), a link or image (groups 1, 2), or a code span (group 3)."""
+
+
+@functools.cache
+def tracked() -> frozenset[str]:
+    """Return the project's files and folders as published (``git ls-files``, relative to the repository root);
+    without git, every file but the generated ones in ``data/`` (git-ignored except its README)."""
+    try:
+        listing = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+        files = [name for name in listing.decode().split("\0") if name]
+    except (OSError, subprocess.CalledProcessError):
+        found = (p.relative_to(ROOT).as_posix() for p in ROOT.rglob("*") if p.is_file())
+        files = [f for f in found if not f.startswith(("data/", ".")) or f == "data/README.md"]
+    return frozenset(files) | {parent.as_posix() for f in files for parent in Path(f).parents if parent.parts}
+
+
+def published(path: str) -> str:
+    """Return the address of the project's published copy of ``path`` (relative to the repository root)."""
+    kind = "blob" if path in tracked() and not (ROOT / path).is_dir() else "tree"
+    return f"{PUBLISHED}/{kind}/main/{path.rstrip('/')}"
+
+
+def link_what_does_not_ship(markdown: str, folder: Path, shipped: Path) -> str:
+    """Return ``markdown`` (of a notebook in the project's ``folder``) with every reference to a project file that
+    the handout at ``shipped`` lacks turned into a link to its published copy: a code span naming it
+    (`` `benchmarks/RESULTS.md` ``) and a relative link to it."""
+
+    def missing(path: Path) -> str | None:
+        """The path relative to the repository root of a published project file or folder the handout lacks."""
+        relative = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else ""
+        return relative if relative in tracked() and not (shipped / relative).exists() else None
+
+    def replace(match: re.Match[str]) -> str:
+        text, target, span = match.groups()
+        if target is not None:  # a link: rewrite a relative one to a file that does not ship
+            if text.startswith("!") or re.match(r"[a-z]+:|#", target):
+                return match.group(0)
+            relative = missing((folder / target.partition("#")[0]).resolve())
+            return f"{text}({published(relative)})" if relative else match.group(0)
+        relative = missing((ROOT / span).resolve()) if span and "/" in span else None
+        return f"[`{span}`]({published(relative)})" if relative else match.group(0)
+
+    return PIECE.sub(replace, markdown)
+
+
 def student_version(nb: nbformat.NotebookNode, name: str, lang: str = "en") -> nbformat.NotebookNode:
-    """Return a copy of ``nb`` with every solution replaced by an empty cell and the Colab badge removed."""
+    """Return a copy of ``nb`` with every solution replaced by an empty cell, the Colab link removed and the
+    sentence under "Exercises" that points at the solutions rewritten (``handout_exercises_intro``)."""
     labels = template.LANGUAGES[lang]
     student = nbformat.from_dict(nb)
     for index, cell in enumerate(student.cells):
@@ -71,20 +184,16 @@ def student_version(nb: nbformat.NotebookNode, name: str, lang: str = "en") -> n
             empty = nbformat.v4.new_code_cell(placeholder(int(match.group(1)), lang))
             empty.id = cell.get("id", empty.id)  # the same cell id: a diff shows the cell emptied, not replaced
             student.cells[index] = empty
+        elif cell.cell_type == "markdown" and labels.exercises in cell.source.splitlines():
+            cell.source = handout_exercises_intro(cell.source, lang)
     title = student.cells[0]
-    title.source = re.sub(r"\n*" + re.escape(template.badge(name, lang)) + r"\n*", "\n\n", title.source).strip() + "\n"
+    link = re.escape(template.colab_link(name, lang))
+    title.source = re.sub(r"\n*" + link + r"\n*", "\n\n", title.source).strip() + "\n"
     return student
 
 
 def write_edition(out: Path) -> list[Path]:
     """Write the student handout into ``out`` (see the module docstring); return the notebooks written."""
-    written = []
-    for lang, labels in template.LANGUAGES.items():
-        folder = out / labels.folder.relative_to(ROOT)
-        for path in sorted(labels.folder.glob("[0-9][0-9]_*.ipynb")):
-            folder.mkdir(parents=True, exist_ok=True)
-            nbformat.write(student_version(nbformat.read(path, as_version=4), path.name, lang), folder / path.name)
-            written.append(folder / path.name)
     notebooks = out / "notebooks"
     shutil.copytree(ROOT / "notebooks" / "assets", notebooks / "assets", dirs_exist_ok=True)
     for name in HANDOUT:
@@ -95,7 +204,19 @@ def write_edition(out: Path) -> list[Path]:
         else:
             shutil.copy2(source, target)
     (out / "README.md").write_text(STUDENT_README, encoding="utf-8")
-    return written
+    editions = {}
+    for lang, labels in template.LANGUAGES.items():
+        folder = out / labels.folder.relative_to(ROOT)
+        folder.mkdir(parents=True, exist_ok=True)
+        for path in sorted(labels.folder.glob("[0-9][0-9]_*.ipynb")):
+            editions[path] = (student_version(nbformat.read(path, as_version=4), path.name, lang), folder / path.name)
+            editions[path][1].touch()  # shipped: links between the lessons stay links between the handout's files
+    for path, (student, target) in editions.items():
+        for cell in student.cells:
+            if cell.cell_type == "markdown":
+                cell.source = link_what_does_not_ship(cell.source, path.parent, out)
+        nbformat.write(student, target)
+    return [target for _, target in editions.values()]
 
 
 def main(argv: list[str] | None = None) -> None:
