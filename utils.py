@@ -210,6 +210,26 @@ def synchronize(device: torch.device | str) -> None:
         torch.mps.synchronize()
 
 
+AMP_DTYPE_ENV = "NB_AMP_DTYPE"
+"""Set to ``float16`` to make mixed precision use float16 even where bfloat16 is there: a T4's path on any GPU."""
+
+
+def amp_dtype(device: torch.device) -> torch.dtype:
+    """Return the dtype mixed precision (``torch.autocast``) computes in on ``device`` (notebooks 09 and 10).
+
+    ``NB_AMP_DTYPE`` (``float16`` or ``bfloat16``) if set; else bfloat16 on a CPU and on CUDA GPUs that compute in
+    it natively (compute capability 8.0 or newer), float16 on other GPUs (a T4, Apple's GPUs).
+    """
+    forced = os.environ.get(AMP_DTYPE_ENV, "").strip().lower()
+    if forced:
+        if forced not in ("float16", "bfloat16"):
+            raise ValueError(f"{AMP_DTYPE_ENV}={forced!r}: use float16 or bfloat16, or leave it unset")
+        return getattr(torch, forced)
+    if device.type == "cuda":
+        return torch.bfloat16 if torch.cuda.is_bf16_supported(including_emulation=False) else torch.float16
+    return torch.bfloat16 if device.type == "cpu" else torch.float16
+
+
 # ---- Where does this live? -------------------------------------------------------------------------------------------
 def placement(obj: Any) -> dict[str, str]:
     """Map every tensor that ``obj`` owns to its device, e.g. ``{"0.weight": "cpu"}``; ``{}`` if it owns none.
@@ -313,7 +333,7 @@ def train_epoch(
     The running loss stays on the device, so the GPU is synchronised once per epoch, not once per batch.
     """
     model.train()
-    non_blocking = device.type == "cuda"  # overlaps copies with compute when the loader pins memory
+    non_blocking = device.type == "cuda"  # pinned batches: the copy is queued behind earlier GPU work, the CPU goes on
     total_loss = torch.zeros((), device=device)
     count = 0
     for inputs, targets in loader:
@@ -349,3 +369,37 @@ def evaluate(
         correct += (logits.argmax(dim=1) == targets).sum()
         count += len(targets)
     return total_loss.item() / max(count, 1), correct.item() / max(count, 1)
+
+
+# ---- Figures anyone can read (issue 28) -----------------------------------------------------------------------------
+PALETTE: tuple[str, ...] = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#000000")
+"""Colours for lines, markers and bars: blue, vermillion, bluish green, reddish purple and black, the colours of Okabe
+and Ito's colour-blind-safe palette that stand out from a white background at least 3:1 (WCAG 2.2, 1.4.11). Plots
+tell their lines apart by marker or line style too, so that no colour carries meaning alone."""
+
+FIGURE_METADATA = "figure_description"
+"""The output metadata key under which ``show_figure`` keeps a figure's description in both languages."""
+
+
+def show_figure(fig: Any, en: str, zh: str) -> None:
+    """Show the matplotlib figure ``fig`` with its description, ``en`` or ``zh`` as ``set_language`` says, as alt text.
+
+    The output is HTML, an ``<img>`` holding the PNG with the description as its ``alt``: JupyterLab 4.6 shows no alt
+    text for an ``image/png`` output, whatever its metadata says, but keeps the ``alt`` of HTML. Its plain-text form
+    is the description (for text-only front ends), and its metadata holds both languages under ``FIGURE_METADATA``
+    (for the website and the Chinese twins). The figure is then closed, so the inline backend does not show it again.
+    """
+    import base64
+    import html
+    import io
+
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", bbox_inches="tight")  # as the inline backend draws it
+    plt.close(fig)
+    png = base64.b64encode(buffer.getvalue()).decode("ascii")
+    text = localized(en, zh)
+    bundle = {"text/html": f'<img src="data:image/png;base64,{png}" alt="{html.escape(text)}">', "text/plain": text}
+    display(bundle, raw=True, metadata={FIGURE_METADATA: {"en": en, "zh": zh}})

@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/petimages_preprocess.py                 # 600 generated photos, best of 5
     .venv/bin/python benchmarks/petimages_preprocess.py --images 2000   # more images, steadier numbers
+    .venv/bin/python benchmarks/petimages_preprocess.py --draft         # also: what PIL's draft mode saves
     .venv/bin/python benchmarks/petimages_preprocess.py --root data/petimages/PetImages   # the real set
 
 It writes ``--images`` photo-like JPEGs (about 500x375 like the real set, every tenth grayscale, about 30-40 KB
@@ -20,6 +21,11 @@ indices (its model converts each batch to float on the device, where that costs 
 - ``ours, cache``: the same call once the tensor file exists: a scan of the folders (every entry's name, size
   and modification time, to check that the cache is not out of date), then ``torch.load`` of that file.
 
+``--draft`` adds two rows that show what PIL's draft mode saves, both building in one process (so that the
+cores play no part): ``ours, 1 process`` as ``ours, build`` with ``workers=1``, and ``ours, 1 process, no
+draft`` the same with JPEG's ``draft`` made a no-op, so that every JPEG is decoded at full size and in colour
+before it is made gray and 50x50.
+
 Goals (2-core CPU): ``ours, build`` >= 2x faster than ``source``; ``ours, cache`` >= 100x faster than
 ``ours, build``. OpenCV is needed only for the ``source`` rows (``pip install opencv-python-headless``, not in
 requirements.txt); without it they are skipped with a message.
@@ -28,12 +34,13 @@ requirements.txt); without it they are skipped with a message.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -113,6 +120,25 @@ def ours(pets: Path, cache: Path, rebuild: bool, workers: int | None = None) -> 
     return data["images"].unsqueeze(1), data["labels"]  # the notebook's model scales pixels on the device
 
 
+@contextlib.contextmanager
+def draft_off() -> Iterator[None]:
+    """Make a JPEG's ``draft`` do nothing in this process until the block ends (for the ``--draft`` rows)."""
+    from PIL import JpegImagePlugin
+
+    saved = JpegImagePlugin.JpegImageFile.draft
+    JpegImagePlugin.JpegImageFile.draft = lambda self, mode, size: None  # decode at full size, in stored colours
+    try:
+        yield
+    finally:
+        JpegImagePlugin.JpegImageFile.draft = saved
+
+
+def ours_without_draft(pets: Path, cache: Path) -> tuple[torch.Tensor, torch.Tensor]:
+    """``ours`` in one process with PIL's draft mode switched off."""
+    with draft_off():
+        return ours(pets, cache, rebuild=True, workers=1)
+
+
 def best_seconds(pipelines: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
     """Return the shortest of ``repeat`` wall times of each pipeline, the pipelines taking turns in each round.
 
@@ -135,6 +161,9 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser.add_argument("--workers", type=int, default=None, help="decoding processes (default: every core)")
     parser.add_argument("--root", type=Path, default=None, help="an existing PetImages folder instead")
     parser.add_argument("--skip-source", action="store_true", help="time only notebook 07's pipeline")
+    parser.add_argument(
+        "--draft", action="store_true", help="also time our build in one process with and without PIL's draft mode"
+    )
     args = parser.parse_args(argv)
     try:
         import cv2  # noqa: F401
@@ -160,19 +189,29 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             pipelines["source, 2nd run"] = lambda: source_second_run(workdir)
         pipelines["ours, build"] = lambda: ours(pets, cache, rebuild=True, workers=args.workers)
         pipelines["ours, cache"] = lambda: ours(pets, cache, rebuild=False)
+        if args.draft:
+            one_cache = workdir / "petimages_50_one_process.pt"
+            pipelines["ours, 1 process"] = lambda: ours(pets, one_cache, rebuild=True, workers=1)
+            pipelines["ours, 1 process, no draft"] = lambda: ours_without_draft(pets, one_cache)
         seconds = best_seconds(pipelines, args.repeat)
         X, y = ours(pets, cache, rebuild=False)
         assert X.shape == (len(y), 1, SIZE, SIZE) and X.dtype == torch.uint8
 
     cores = utils.cpu_cores()
     print(f"{n_files} JPEGs -> tensor {tuple(X.shape)}; {cores} cores; best of {args.repeat} runs")
-    print(f"{'pipeline':18}{'seconds':>10}{'images/s':>11}")
+    print(f"{'pipeline':26}{'seconds':>10}{'images/s':>11}")
     for name, value in seconds.items():
-        print(f"{name:18}{value:10.3f}{n_files / value:11,.0f}")
+        print(f"{name:26}{value:10.3f}{n_files / value:11,.0f}")
     build, load = seconds["ours, build"], seconds["ours, cache"]
     if "source" in seconds:
         print(f"ours, build vs source: {seconds['source'] / build:.1f}x faster (goal >= 2x)")
     print(f"ours, cache vs ours, build: {build / load:.0f}x faster (goal >= 100x)")
+    if args.draft:
+        one, no_draft = seconds["ours, 1 process"], seconds["ours, 1 process, no draft"]
+        print(f"draft mode, in one process: {no_draft / one:.1f}x as fast as without it")
+        print(f"every core ({cores}) against one process: {one / build:.1f}x as fast")
+        if "source" in seconds:
+            print(f"ours in one process without draft mode vs source: {seconds['source'] / no_draft:.1f}x as fast")
     return seconds
 
 

@@ -106,8 +106,11 @@ def child_stderr_to(path: str | os.PathLike[str]) -> Iterator[None]:
     """Inside the block, send file descriptor 2 (stderr), which child processes inherit, to the file at `path`.
 
     Spawned processes write their tracebacks there; in a notebook they would otherwise appear as stderr output.
+    The file is plain text: children started inside the block get ``PYTHON_COLORS=0``, since Python 3.13 colours
+    tracebacks where ``FORCE_COLOR`` is set, as ipykernel 7.4 sets it in every kernel.
     """
-    saved = os.dup(2)
+    saved, colors = os.dup(2), os.environ.get("PYTHON_COLORS")
+    os.environ["PYTHON_COLORS"] = "0"
     try:
         with open(path, "wb") as file:
             os.dup2(file.fileno(), 2)
@@ -115,3 +118,7 @@ def child_stderr_to(path: str | os.PathLike[str]) -> Iterator[None]:
     finally:
         os.dup2(saved, 2)
         os.close(saved)
+        if colors is None:
+            os.environ.pop("PYTHON_COLORS", None)
+        else:
+            os.environ["PYTHON_COLORS"] = colors

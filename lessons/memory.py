@@ -112,19 +112,37 @@ def accumulated_gradients(
     return [p.grad.detach().clone() for p in model.parameters() if p.grad is not None]
 
 
+CUDNN_NO_ENGINE = "unable to find an engine to execute this computation"
+"""The end of the ``RuntimeError`` a cuDNN convolution raises when every engine it tried failed ("GET was unable
+to find an engine ..." or "FIND was ..."; torch's ``aten/src/ATen/native/cudnn/Conv_v8.cpp``). Near a memory cap,
+each engine fails to allocate its workspace: PyTorch catches that ``torch.OutOfMemoryError`` and tries the next."""
+
+
+def is_out_of_memory(error: BaseException) -> bool:
+    """Return True for ``torch.OutOfMemoryError`` and for cuDNN's ``RuntimeError`` that ends in
+    ``CUDNN_NO_ENGINE``, which near a cap is out-of-memory errors that cuDNN caught, one per engine."""
+    return isinstance(error, torch.OutOfMemoryError) or (
+        isinstance(error, RuntimeError) and CUDNN_NO_ENGINE in str(error)
+    )
+
+
 def largest_batch(run: Callable[[int], object], start: int) -> int:
     """Return the largest batch up to ``start`` for which ``run(batch)`` raises no out-of-memory error (0 if none).
 
     Halves the batch until one fits, then bisects between the largest that fitted and the smallest that failed.
-    Memory is freed after the ``except`` block, not in it: until it ends, the error's traceback holds the failed
-    step's frames and, through them, its tensors.
+    cuDNN's "unable to find an engine" counts as out of memory (``is_out_of_memory``), except at a batch of 1, where
+    it means that the convolution cannot run at all: then, as any other error, it is raised. Memory is freed after
+    the ``except`` block, not in it: until it ends, the error's traceback holds the failed step's frames and,
+    through them, its tensors.
     """
     fits, fails, batch = 0, start + 1, start
     while fits + 1 < fails:
         try:
             run(batch)
             fits = batch
-        except torch.OutOfMemoryError:
+        except RuntimeError as error:  # torch.OutOfMemoryError is a RuntimeError
+            if not is_out_of_memory(error) or (batch == 1 and not isinstance(error, torch.OutOfMemoryError)):
+                raise
             fails = batch
         if fails == batch:
             gc.collect()  # the failed step's tensors, now unreachable
@@ -135,18 +153,23 @@ def largest_batch(run: Callable[[int], object], start: int) -> int:
 @contextlib.contextmanager
 def gpu_budget(device: torch.device, budget: int) -> Iterator[None]:
     """On a CUDA ``device``, let the caching allocator reserve at most ``budget`` bytes more than it holds on entry
-    (``torch.cuda.set_per_process_memory_fraction``), so that going past it raises ``torch.OutOfMemoryError``; lift
-    the cap on exit, also after an error. On any other device, do nothing."""
+    (``torch.cuda.set_per_process_memory_fraction``, at most the whole GPU), so that going past it raises
+    ``torch.OutOfMemoryError``; lift the cap on exit, also after an error. On any other device, do nothing.
+
+    ``device`` may have no index, as ``torch.device("cuda")`` from ``utils.get_device()``: that means the current GPU.
+    """
     if device.type != "cuda":
         yield
         return
+    index = torch.cuda.current_device() if device.index is None else device.index  # the cap needs an index
     torch.cuda.empty_cache()  # cached blocks would count against the budget without holding anything
-    allowed = torch.cuda.memory_reserved(device) + budget
-    torch.cuda.set_per_process_memory_fraction(allowed / torch.cuda.get_device_properties(device).total_memory, device)
+    allowed = torch.cuda.memory_reserved(index) + budget
+    torch.cuda.set_per_process_memory_fraction(min(1.0, allowed / torch.cuda.get_device_properties(index).total_memory),
+                                               index)
     try:
         yield
     finally:
-        torch.cuda.set_per_process_memory_fraction(1.0, device)
+        torch.cuda.set_per_process_memory_fraction(1.0, index)
 
 
 def graph_nodes(tensor: torch.Tensor) -> int:

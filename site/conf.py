@@ -36,18 +36,28 @@ html_css_files = ["site.css"]
 # language_data.js) defines it, as the English stemmer the Python side uses for Latin words.
 html_js_files = [] if ENGLISH else ["zh-search.js"]
 html_sidebars = {"**": ["navbar-logo.html", "lang-switch.html", "sbt-sidebar-nav.html"]}  # search: the top bar
+NOTEBOOKS = "notebooks" if ENGLISH else "notebooks/zh"
 html_context = {
     "other_lang": "zh" if ENGLISH else "en",
+    "other_lang_tag": "zh-CN" if ENGLISH else "en",
     "other_lang_name": "中文" if ENGLISH else "English",
     "default_mode": "auto",  # the theme logs a console error on a first visit without it
+    # site/_templates/notebook-buttons.html: open the page's notebook in Colab, download it
+    "colab_url": f"https://colab.research.google.com/github/{REPO}/blob/{BRANCH}/{NOTEBOOKS}/",
+    "colab_text": "Open in Colab" if ENGLISH else "在Colab中打开",
+    "download_text": "Download the notebook" if ENGLISH else "下载笔记本",
 }
 html_theme_options = {
     "repository_url": f"https://github.com/{REPO}",
     "repository_branch": BRANCH,
-    "path_to_docs": "notebooks" if ENGLISH else "notebooks/zh",  # the Colab button opens the same notebook there
+    "path_to_docs": NOTEBOOKS,
     "use_repository_button": True,
-    "use_download_button": True,  # the page's .ipynb
-    "launch_buttons": {"colab_url": "https://colab.research.google.com"},
+    # Opening in Colab and downloading are links with visible text (notebook-buttons.html), not the theme's menus
+    # behind unlabelled icons; the search field's name is its visible text (search-field.html).
+    "use_download_button": False,
+    "launch_buttons": {},
+    "article_header_end": ["notebook-buttons.html", "article-header-buttons.html"],
+    "navbar_persistent": ["search-field.html"],
     "home_page_in_toc": True,
     "show_navbar_depth": 1,
 }

@@ -14,9 +14,11 @@ import re
 from pathlib import Path
 from typing import Any
 
+import mistune
 import nbformat
 from nbval.plugin import comment_markers, find_comment_markers, find_metadata_tags
 
+import utils
 from tools import notebook_template as template
 from tools.student_edition import is_solution
 
@@ -150,16 +152,26 @@ def check_markers(nb: Notebook) -> list[str]:
 
 
 def check_solutions_collapsed(nb: Notebook, lang: str = "en") -> list[str]:
-    """Exercise solutions exist, after the Exercises heading, with code and output collapsed."""
+    """Exercise solutions exist, after the Exercises heading, their code collapsed (``jupyter.source_hidden``).
+
+    Under the ``## Solutions`` heading (the structure of issue 27) a solution's output is left open and
+    ``outputs_hidden`` is not stored: JupyterLab's "Run All" uncovers it and saving drops it anyway. In the old
+    structure (each solution directly under its exercise; accepted until every notebook is converted) the output
+    is collapsed too."""
     labels = template.LANGUAGES[lang]
     solutions = [c for c in nb.cells if is_solution(c, lang)]
     if not solutions:
         return [f"no '{labels.solution}' code cells"]
     problems = []
+    new = heading_index(nb, labels.solutions) is not None
     for cell in solutions:
         jupyter = cell.metadata.get("jupyter", {})
-        if not (jupyter.get("source_hidden") and jupyter.get("outputs_hidden")):
-            problems.append("a solution cell's code or output is not collapsed (jupyter.source_hidden/outputs_hidden)")
+        if not jupyter.get("source_hidden"):
+            problems.append("a solution cell's code is not collapsed (jupyter.source_hidden)")
+        if new and "outputs_hidden" in jupyter:
+            problems.append("a solution under the Solutions heading stores outputs_hidden (Run All uncovers it)")
+        if not new and not jupyter.get("outputs_hidden"):
+            problems.append("a solution cell's output is not collapsed (jupyter.outputs_hidden)")
     exercises = heading_index(nb, labels.exercises) or 0
     if any(i < exercises for i, c in enumerate(nb.cells) if is_solution(c, lang)):
         problems.append("a solution cell comes before the Exercises heading")
@@ -217,6 +229,27 @@ def defined_and_used(source: str) -> tuple[set[str], set[str]]:
     return defined, used - set(dir(builtins))
 
 
+def _exercise_text(nb: Notebook, index: int, lang: str) -> str:
+    """Return the text of the exercise that code cell ``index`` belongs to: the exercise its answer cell, check or
+    solution names, or (old structure) the markdown cell right above it; "" if none."""
+    labels = template.LANGUAGES[lang]
+    first = nb.cells[index].source.splitlines()[0] if nb.cells[index].source else ""
+    number = None
+    for label in (labels.answer, labels.solution_of):
+        if match := re.fullmatch(re.escape(label).replace(r"\{number\}", r"(\d+)"), first):
+            number = int(match.group(1))
+    if number is None and (found := check_call(nb.cells[index].source)):
+        number = found[1]
+    if number is None:
+        previous = nb.cells[index - 1] if index else None
+        return previous.source if previous is not None and previous.cell_type == "markdown" else ""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and (match := labels.exercise.match(cell.source)) and \
+                int(match.group(1)) == number:
+            return cell.source
+    return ""
+
+
 def check_core_path(nb: Notebook, lang: str = "en") -> list[str]:
     """A core path a class does in one period, then ``## Going deeper`` before the Summary and the Exercises;
     what comes after Going deeper (Summary, Exercises, solutions) uses nothing that only Going deeper defines.
@@ -244,17 +277,135 @@ def check_core_path(nb: Notebook, lang: str = "en") -> list[str]:
         elif summary is None or index < summary:
             deeper_names |= defined
         else:
-            exercise = nb.cells[index - 1].source if index and nb.cells[index - 1].cell_type == "markdown" else ""
+            exercise = _exercise_text(nb, index, lang)
             needs = sorted((used & deeper_names) - core_names - defined)
             if needs and "(Going deeper)" not in exercise and "（进阶）" not in exercise:
                 problems.append(f"cell {index} uses {needs}, defined only under {labels.going_deeper!r}")
     return problems
 
 
-def check_exercises(nb: Notebook, lang: str = "en") -> list[str]:
-    """Each exercise is a markdown cell starting ``**Exercise N.**`` (N = 1, 2, ...) directly followed by exactly one
-    solution cell; every solution comes after every other code cell, and no code cell after a solution reads a name
-    that only solutions define. So the student edition (solutions removed) runs exactly the cells the tests run."""
+def check_call(source: str) -> tuple[str, int, bool] | None:
+    """Return ``(lesson, number, strict)`` of the ``exercises.check("NN", N, ...)`` call in a code cell, or None
+    when the cell's code (comments aside) is not exactly one such call."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr) or not isinstance(tree.body[0].value, ast.Call):
+        return None
+    call = tree.body[0].value
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "check" and isinstance(func.value, ast.Name)
+            and func.value.id == "exercises" and len(call.args) >= 2):
+        return None
+    lesson, number = call.args[0], call.args[1]
+    if not (isinstance(lesson, ast.Constant) and isinstance(lesson.value, str)
+            and isinstance(number, ast.Constant) and isinstance(number.value, int)):
+        return None
+    strict = any(k.arg == "strict" and isinstance(k.value, ast.Constant) and k.value.value is True
+                 for k in call.keywords)
+    return lesson.value, number.value, strict
+
+
+def _printed(cell: Any) -> str:
+    """Return what a code cell's stored outputs printed (its stdout streams)."""
+    return "".join(o.get("text", "") for o in cell.get("outputs", []) if o.get("output_type") == "stream")
+
+
+def check_exercises(nb: Notebook, lang: str = "en", lesson: str | None = None) -> list[str]:
+    """The exercises and their solutions, in the structure of issue 27 when the notebook has a ``## Solutions``
+    heading (``_check_exercises_with_checks``), else in the old one (``_check_exercises_old``, accepted until every
+    notebook is converted). Either way the student edition runs exactly the cells the tests run, less the
+    solutions. ``lesson``: the notebook's number, which every check call must name."""
+    if heading_index(nb, template.LANGUAGES[lang].solutions) is not None:
+        return _check_exercises_with_checks(nb, lang, lesson)
+    return _check_exercises_old(nb, lang)
+
+
+def _check_exercises_with_checks(nb: Notebook, lang: str, lesson: str | None) -> list[str]:
+    """Under ``## Exercises``, each exercise is a markdown cell ``**Exercise N.**`` (N = 1, 2, ...) directly followed
+    by its answer cell (first line ``# Exercise N: your answer``, then the stub: the stored check says "not answered
+    yet") and its check cell, ``exercises.check("NN", N, ...)``. Every solution comes after all of them, in the last
+    section, ``## Solutions``: for each exercise in order a collapsed cell ``# Solution: exercise N`` directly followed
+    by the same check with ``strict=True``, its stored output "correct"; nothing else there but markdown. A solution
+    reads no name that only an answer cell (a stub) defines. The student edition drops the Solutions section."""
+    labels = template.LANGUAGES[lang]
+    start, end = heading_index(nb, labels.exercises), heading_index(nb, labels.solutions)
+    problems: list[str] = []
+    if start is None or end is None or end < start:
+        return [f"{labels.solutions!r} must come after {labels.exercises!r}"]
+    if any(line.startswith("## ") for c in nb.cells[end + 1 :] if c.cell_type == "markdown"
+           for line in c.source.splitlines()):
+        problems.append(f"{labels.solutions!r} must be the last section")
+    numbers: list[int] = []
+    answer_names: set[str] = set()
+    other_names: set[str] = set()
+    for index, cell in enumerate(nb.cells[:end]):
+        if index > start and cell.cell_type == "markdown" and (match := labels.exercise.match(cell.source)):
+            number = int(match.group(1))
+            numbers.append(number)
+            answer, check = (nb.cells[index + k] if index + k < end else None for k in (1, 2))
+            first = labels.answer.format(number=number)
+            if answer is None or answer.cell_type != "code" or answer.source.splitlines()[:1] != [first]:
+                problems.append(f"cell {index}: Exercise {number} is not directly followed by its answer cell "
+                                f"starting {first!r}")
+            elif labels.unanswered not in _printed(check or {}):
+                problems.append(f"cell {index + 1}: the answer cell of Exercise {number} is not the stub (its stored "
+                                f"check does not say {labels.unanswered!r})")
+            found = check_call(check.source) if check is not None and check.cell_type == "code" else None
+            if found is None or found[1:] != (number, False) or (lesson is not None and found[0] != lesson):
+                problems.append(f"cell {index}: Exercise {number}'s answer is not followed by "
+                                f"exercises.check({lesson or 'NN'!r}, {number}, ...)")
+        if cell.cell_type == "code" and cell.source.strip():
+            defined = defined_and_used(cell.source)[0]
+            if cell.source.startswith(labels.answer.split("{")[0]):
+                answer_names |= defined
+            else:
+                other_names |= defined
+        if is_solution(cell, lang):
+            problems.append(f"cell {index}: a solution before {labels.solutions!r}")
+    if numbers != list(range(1, len(numbers) + 1)) or not numbers:
+        problems.append(f"exercises are numbered {numbers}, expected 1, 2, ...")
+    solved: list[int] = []
+    solution_names: set[str] = set()
+    cells = nb.cells
+    for index in range(end + 1, len(cells)):
+        cell = cells[index]
+        if cell.cell_type != "code" or not cell.source.strip():
+            continue
+        if is_solution(cell, lang):
+            match = re.fullmatch(re.escape(labels.solution_of).replace(r"\{number\}", r"(\d+)"),
+                                 cell.source.splitlines()[0])
+            if not match:
+                problems.append(f"cell {index}: a solution whose first line is not {labels.solution_of!r}")
+                continue
+            number = int(match.group(1))
+            solved.append(number)
+            defined, used = defined_and_used(cell.source)
+            if stubs := sorted((used & answer_names) - other_names - solution_names - defined):
+                problems.append(f"cell {index}: solution {number} uses {stubs}, which only an answer cell (a stub) "
+                                "defines")
+            solution_names |= defined
+            check = cells[index + 1] if index + 1 < len(cells) else None
+            found = check_call(check.source) if check is not None and check.cell_type == "code" else None
+            if found is None or found[1:] != (number, True) or (lesson is not None and found[0] != lesson):
+                problems.append(f"cell {index}: solution {number} is not directly followed by "
+                                f"exercises.check({lesson or 'NN'!r}, {number}, ..., strict=True)")
+            elif labels.correct not in _printed(check):
+                problems.append(f"cell {index + 1}: the stored check of solution {number} does not say "
+                                f"{labels.correct!r}")
+        elif not (index > end + 1 and is_solution(cells[index - 1], lang) and check_call(cell.source)):
+            problems.append(f"cell {index}: a code cell under {labels.solutions!r} that is neither a solution nor "
+                            "its check")
+    if solved != numbers:
+        problems.append(f"solutions are for exercises {solved}, expected {numbers}")
+    return problems
+
+
+def _check_exercises_old(nb: Notebook, lang: str = "en") -> list[str]:
+    """The old structure (accepted until every notebook is converted): each exercise is a markdown cell starting
+    ``**Exercise N.**`` (N = 1, 2, ...) directly followed by exactly one solution cell; every solution comes after
+    every other code cell, and no code cell after a solution reads a name that only solutions define."""
     exercise = template.LANGUAGES[lang].exercise
     problems = []
     numbers = []
@@ -308,6 +459,158 @@ def check_all(path: Path, timings: dict[str, Any] | None = None) -> list[str]:
         + check_markers(nb)
         + check_solutions_collapsed(nb, lang)
         + check_core_path(nb, lang)
-        + check_exercises(nb, lang)
+        + check_exercises(nb, lang, path.name[:2])
+        + check_headings(nb)
+        + check_links(nb)
+        + check_figures(nb)
         + check_size(path)
     )
+
+
+# ---- Accessibility (issue 28): what can be checked without a browser -------------------------------------------------
+# The Notebooks for All checklist: one H1 and headings in order, link text that says where it leads, a description
+# of every figure, and nothing told by colour alone. Markdown is parsed as CommonMark (mistune), so a `#` comment in
+# a fenced code block is no heading and a bare URL is a link whose text is the URL.
+MARKDOWN = mistune.create_markdown(renderer="ast", plugins=["table", "url", "strikethrough"])
+HTML_HEADING = re.compile(r"<h([1-6])\b", re.IGNORECASE)
+VAGUE_LINK_TEXTS = {
+    "here", "click here", "click", "this", "this link", "this page", "link", "more", "read more", "see here", "go",
+    "这里", "点击这里", "点这里", "点此", "此处", "这个", "这个链接", "链接", "更多", "详情", "见这里",
+}
+"""Link texts that do not say where the link leads (compared without case, spaces and punctuation)."""
+SHOWS_A_PLOT = {"subplots", "figure", "subplot_mosaic"}  # pyplot calls that make a figure
+LINE_STYLE_KEYWORDS = {"marker", "linestyle", "ls", "dashes"}
+COLOUR_KEYWORDS = {"color", "c", "colors", "facecolor", "edgecolor", "markerfacecolor", "mfc", "markeredgecolor", "mec"}
+PLAIN_COLOURS = {"black", "white", "gray", "grey", "k", "w", "none"}  # text, frames, reference lines
+SAFE_COLOUR_MAPS = {"gray", "Greys", "Blues", "viridis", "cividis"}
+"""Colour maps that read the same with every common colour-vision deficiency (one hue, or viridis' even lightness)."""
+FORMAT_COLOURS = set("bgrcmykw")  # the colour letters of a matplotlib format string such as "r--"
+
+
+def _tokens(tokens: list[dict[str, Any]]) -> Any:
+    """Yield every token of a mistune AST, depth first."""
+    for token in tokens:
+        yield token
+        yield from _tokens(token.get("children", []))
+
+
+def _text(token: dict[str, Any]) -> str:
+    """Return the text a reader (or a screen reader) gets from a token: its text, and the alt text of its images."""
+    return token.get("raw", "") + "".join(_text(child) for child in token.get("children", []))
+
+
+def markdown_headings(markdown: str) -> list[tuple[int, str]]:
+    """Return the (level, text) of every heading of ``markdown``: Markdown headings and HTML ``<h1>`` to ``<h6>``."""
+    headings = []
+    for token in _tokens(MARKDOWN(markdown)):
+        if token["type"] == "heading":
+            headings.append((token["attrs"]["level"], _text(token).strip()))
+        elif token["type"] in ("block_html", "inline_html"):
+            headings += [(int(level), token["raw"].strip()) for level in HTML_HEADING.findall(token["raw"])]
+    return headings
+
+
+def check_heading_order(headings: list[tuple[int, str]]) -> list[str]:
+    """One H1, first; below it no heading skips a level (a ``###`` straight after a ``#`` does)."""
+    problems = []
+    if [level for level, _ in headings].count(1) != 1 or not headings or headings[0][0] != 1:
+        problems.append(f"{[text for level, text in headings if level == 1]} are its H1 headings: there must be one, "
+                        "the title, first")
+    for (before, _), (level, text) in zip(headings[:-1], headings[1:], strict=True):
+        if level > before + 1:
+            problems.append(f"heading {text!r} (level {level}) skips a level after a level-{before} heading")
+    return problems
+
+
+def check_headings(nb: Notebook) -> list[str]:
+    """The headings of all markdown cells, in order, as one page: see ``check_heading_order``."""
+    headings = [h for cell in nb.cells if cell.cell_type == "markdown" for h in markdown_headings(cell.source)]
+    return check_heading_order(headings)
+
+
+def link_problems(markdown: str) -> list[str]:
+    """Links whose text does not say where they lead (empty, vague such as "here", or the bare URL) and images
+    without alt text or with a file name as alt text, in ``markdown``."""
+    problems = []
+    for token in _tokens(MARKDOWN(markdown)):
+        text = _text(token).strip()
+        if token["type"] == "link":
+            words = re.sub(r"[\W_]+", " ", text.lower()).strip()
+            if not words:
+                problems.append(f"a link to {token['attrs']['url']} has no text")
+            elif words in VAGUE_LINK_TEXTS:
+                problems.append(f"link text {text!r} does not say where it leads ({token['attrs']['url']})")
+            elif re.match(r"(https?://|www\.)", text):
+                problems.append(f"link text {text!r} is a bare URL: say what is there")
+        elif token["type"] == "image" and (not text or re.search(r"\.(png|jpe?g|svg|gif)$", text, re.IGNORECASE)):
+            problems.append(f"image {token['attrs']['url']} has no alt text that describes it ({text!r})")
+    return problems
+
+
+def check_links(nb: Notebook) -> list[str]:
+    """Every link's text says where it leads, every image in markdown has alt text (``link_problems``)."""
+    return [f"cell {index}: {problem}" for index, cell in enumerate(nb.cells) if cell.cell_type == "markdown"
+            for problem in link_problems(cell.source)]
+
+
+def _plot_problems(source: str) -> list[str]:
+    """Problems of one code cell's plotting code: a figure shown without ``utils.show_figure``, lines told apart by
+    colour alone (no marker or line style, or the same style twice on one axes), colours outside ``utils.PALETTE``."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    tree = ast.parse(TransformerManager().transform_cell(source))
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
+    names = {ast.unparse(call.func) for call in calls}
+    problems = []
+    if any(isinstance(c.func, ast.Attribute) and c.func.attr == "show" and not c.args for c in calls):
+        problems.append("shows a figure with .show(): use utils.show_figure(fig, en, zh), which gives it alt text")
+    if {f"plt.{name}" for name in SHOWS_A_PLOT} & names and "utils.show_figure" not in names:
+        problems.append("makes a figure but never shows it with utils.show_figure (its description, as alt text)")
+    styles: dict[str, list[str]] = {}
+    allowed = PLAIN_COLOURS | {colour.lower() for colour in utils.PALETTE}
+    for call in calls:
+        if isinstance(call.func, ast.Attribute) and call.func.attr == "plot":
+            formats = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+            keywords = {k.arg: ast.unparse(k.value) for k in call.keywords if k.arg in LINE_STYLE_KEYWORDS}
+            if not formats and not keywords:
+                problems.append(f"{ast.unparse(call)[:60]}: no marker or line style, so only colour tells it apart")
+            if any(FORMAT_COLOURS & set(fmt) for fmt in formats):
+                problems.append(f"{ast.unparse(call)[:60]}: a colour in the format string (use utils.PALETTE)")
+            styles.setdefault(ast.unparse(call.func.value), []).append(repr((formats, sorted(keywords.items()))))
+        for keyword in call.keywords:
+            values = [keyword.value.body, keyword.value.orelse] if isinstance(keyword.value, ast.IfExp) else [
+                keyword.value]
+            for value in values:
+                if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+                    continue
+                if keyword.arg in COLOUR_KEYWORDS and value.value.lower() not in allowed:
+                    problems.append(f"colour {value.value!r}: use utils.PALETTE (colour-blind safe) or black/gray")
+                if keyword.arg == "cmap" and value.value not in SAFE_COLOUR_MAPS:
+                    problems.append(f"colour map {value.value!r}: use one of {sorted(SAFE_COLOUR_MAPS)}")
+    for axes, used in styles.items():
+        if len(set(used)) < len(used):
+            problems.append(f"two lines on {axes} have the same marker and line style: only colour tells them apart")
+    return problems
+
+
+def check_figures(nb: Notebook) -> list[str]:
+    """Every figure is shown by ``utils.show_figure``: its plotting code (``_plot_problems``), and its stored output,
+    an HTML image whose alt text is its description, with the description in both languages in the metadata. An
+    image output of any other kind has no alt text in JupyterLab."""
+    problems = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        problems += [f"cell {index}: {problem}" for problem in _plot_problems(cell.source)]
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            if any(key.startswith("image/") for key in data):
+                problems.append(f"cell {index}: an image output without alt text (show it with utils.show_figure)")
+            html = data.get("text/html", "")
+            if "<img" in html:
+                descriptions = out.get("metadata", {}).get(utils.FIGURE_METADATA, {})
+                if not re.search(r'<img [^>]*alt="[^"]*\w', html):
+                    problems.append(f"cell {index}: an HTML image without alt text")
+                if not all(descriptions.get(lang, "").strip() for lang in template.LANGUAGES):
+                    problems.append(f"cell {index}: a figure without its description in {list(template.LANGUAGES)}")
+    return problems

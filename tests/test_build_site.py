@@ -36,3 +36,16 @@ def test_lesson_table_lists_every_lesson_with_its_link() -> None:
     for path in build_site.notebooks("en"):
         assert f"]({path.name})" in table
     assert table.splitlines()[0].startswith("| # | lesson |")
+
+
+def test_axe_core_is_pinned_with_its_checksum() -> None:
+    """tools/check_site.sh installs axe-core with `npm ci` from site/package-lock.json: one exact version, verified."""
+    import json
+
+    package = json.loads((ROOT / "site" / "package.json").read_text(encoding="utf-8"))
+    lock = json.loads((ROOT / "site" / "package-lock.json").read_text(encoding="utf-8"))
+    version = package["dependencies"]["axe-core"]
+    assert version[0].isdigit(), f"axe-core {version!r} is a range, not one version"
+    locked = lock["packages"]["node_modules/axe-core"]
+    assert locked["version"] == version and locked["integrity"].startswith("sha512-")
+    assert list(lock["packages"]) == ["", "node_modules/axe-core"]  # nothing else comes with it

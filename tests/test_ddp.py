@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 import torch.multiprocessing as mp
 
@@ -67,3 +68,15 @@ def test_child_stderr_to_catches_a_child_process_and_restores_stderr(tmp_path: P
     assert log.read_text() == "from the child"
     after = os.fstat(2)
     assert (before.st_dev, before.st_ino) == (after.st_dev, after.st_ino)  # fd 2 is what it was
+
+
+def test_child_stderr_to_writes_plain_text_where_colours_are_forced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FORCE_COLOR", "1")  # as ipykernel 7.4 sets it; Python 3.13 then colours tracebacks
+    monkeypatch.delenv("PYTHON_COLORS", raising=False)
+    log = tmp_path / "stderr.txt"
+    with ddp.child_stderr_to(log):
+        subprocess.run([sys.executable, "-c", "import os; print(os.environ['PYTHON_COLORS']); 1 / 0"], check=False)
+    assert "\x1b[" not in log.read_text() and log.read_text().strip().endswith("ZeroDivisionError: division by zero")
+    assert "PYTHON_COLORS" not in os.environ  # as it was before the block

@@ -12,6 +12,7 @@ import nbformat
 import pytest
 
 import hygiene
+import utils
 from tools import notebook_template as template
 
 NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
@@ -114,6 +115,103 @@ BAD = {
     "exercise unnumbered": _set("cells/9/source", "Print one."),
     "exercise numbered 2": _set("cells/9/source", "**Exercise 2.** Print one."),
 }
+
+
+def good_notebook_with_checks() -> nbformat.NotebookNode:
+    """The good notebook with its exercise in the structure of issue 27: answer cell, check, ``## Solutions``."""
+    nb = good_notebook()
+    printed = lambda text: [nbformat.v4.new_output("stream", name="stdout", text=text)]  # noqa: E731
+    solution = nbformat.v4.new_code_cell("# Solution: exercise 1\nanswer = 1", execution_count=8)
+    solution.metadata["jupyter"] = {"source_hidden": True}
+    nb.cells[10:] = [
+        nbformat.v4.new_code_cell("# Exercise 1: your answer\nanswer = None", execution_count=6),
+        nbformat.v4.new_code_cell('exercises.check("01", 1, answer)', execution_count=7,
+                                  outputs=printed("Exercise 1: not answered yet: replace the stub.\n")),
+        nbformat.v4.new_markdown_cell("## Solutions\n\nTry the exercises first."),
+        solution,
+        nbformat.v4.new_code_cell('exercises.check("01", 1, answer, strict=True)', execution_count=9,
+                                  outputs=printed("Exercise 1: correct.\n")),
+        nbformat.v4.new_markdown_cell("Why: because."),
+    ]
+    return nb
+
+
+def _insert(index: int, cell: nbformat.NotebookNode) -> Callable[[dict], None]:
+    return lambda nb: nb["cells"].insert(index, cell)
+
+
+BAD_WITH_CHECKS = {
+    "answer cell unlabelled": _set("cells/10/source", "answer = None"),
+    "answer cell of another exercise": _set("cells/10/source", "# Exercise 2: your answer\nanswer = None"),
+    "answer given in the full edition": _set("cells/11/outputs/0/text", "Exercise 1: correct.\n"),
+    "no check under the exercise": _set("cells/11/source", "print(answer)"),
+    "check of another notebook": _set("cells/11/source", 'exercises.check("02", 1, answer)'),
+    "check of another exercise": _set("cells/11/source", 'exercises.check("01", 2, answer)'),
+    "strict check under the exercise": _set("cells/11/source", 'exercises.check("01", 1, answer, strict=True)'),
+    "solution open": _set("cells/13/metadata", {}),
+    "solution output flag stored": _set("cells/13/metadata", {"jupyter": {"source_hidden": True,
+                                                                          "outputs_hidden": True}}),
+    "solution unlabelled": _set("cells/13/source", "# Solution\nanswer = 1"),
+    "solution of another exercise": _set("cells/13/source", "# Solution: exercise 2\nanswer = 1"),
+    "solution reads the stub": _set("cells/13/source", "# Solution: exercise 1\nprint(answer)"),
+    "solution check not strict": _set("cells/14/source", 'exercises.check("01", 1, answer)'),
+    "solution check fails": _set("cells/14/outputs/0/text", "Exercise 1: not yet. It is 2.\n"),
+    "no check after the solution": lambda nb: nb["cells"].pop(14),
+    "no solution at all": lambda nb: [nb["cells"].pop(13) for _ in range(2)],
+    "solution before the Solutions heading": lambda nb: nb["cells"].insert(12, nb["cells"].pop(13)),
+    "other code under Solutions": _insert(15, nbformat.v4.new_code_cell("print(2)", execution_count=10)),
+    "a section after Solutions": _insert(15, nbformat.v4.new_markdown_cell("## More")),
+    "Solutions before Exercises": lambda nb: nb["cells"].insert(8, nb["cells"].pop(12)),
+}
+
+
+def test_good_notebook_with_checks_passes(tmp_path: Path) -> None:
+    assert _problems(good_notebook_with_checks(), tmp_path) == []
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_WITH_CHECKS))
+def test_bad_exercise_with_checks_is_caught(kind: str, tmp_path: Path) -> None:
+    nb = good_notebook_with_checks()
+    BAD_WITH_CHECKS[kind](nb)
+    assert _problems(nb, tmp_path), f"hygiene checks missed: {kind}"
+
+
+def test_chinese_notebook_with_checks_passes(tmp_path: Path) -> None:
+    nb = good_notebook_with_checks()
+    zh = template.LANGUAGES["zh"]
+    line = template.time_line(TIMINGS["01_devices"], "zh")
+    nb.cells[0].source = f"# 01 · 设备\n\n{template.colab_link(NAME, 'zh')}\n\n{line}"
+    nb.cells[1].source = "你将学到：\n- 东西"
+    nb.cells[2].source = zh.setup_cell
+    nb.cells[7].source, nb.cells[8].source = "## 进阶\n\n选学。", "## 小结\n\n## 练习"
+    nb.cells[9].source = "**练习1**：打印1。"
+    nb.cells[10].source = "# 练习1：你的答案\nanswer = None"
+    nb.cells[11].outputs[0].text = "练习1：尚未作答：把上面单元格里的占位代码换成你的答案。\n"
+    nb.cells[12].source = "## 参考答案\n\n先自己做练习。"
+    nb.cells[13].source = "# 参考答案：练习1\nanswer = 1"
+    nb.cells[14].outputs[0].text = "练习1：正确。\n"
+    nb.cells[15].source = "原因：因为。"
+    (tmp_path / "zh").mkdir()
+    assert _problems(nb, tmp_path / "zh") == []
+    nb.cells[14].outputs[0].text = "Exercise 1: correct.\n"  # the English words: not this edition's check
+    assert _problems(nb, tmp_path / "zh")
+
+
+def test_exercise_text_found_for_answer_check_and_solution() -> None:
+    nb = good_notebook_with_checks()
+    nb.cells.insert(8, _code("deep = 1"))  # under Going deeper
+    nb.cells[14].source = "# Solution: exercise 1\nanswer = deep"
+    assert any("deep" in problem for problem in hygiene.check_core_path(nb))
+    nb.cells[10].source = "**Exercise 1.** (Going deeper) Print it."  # said in the exercise: allowed
+    assert not hygiene.check_core_path(nb)
+
+
+def test_check_call_is_read_from_the_code_only() -> None:
+    assert hygiene.check_call('exercises.check("02", 1, f)  # run me') == ("02", 1, False)
+    assert hygiene.check_call('# hint: exercises.hint("02", 1)\nexercises.check("02", 3, a, b, strict=True)') == (
+        "02", 3, True)
+    assert hygiene.check_call('print(1)\nexercises.check("02", 1, f)') is None
+    assert hygiene.check_call('exercises.check(lesson, 1, f)') is None
 
 
 def _problems(nb: nbformat.NotebookNode, tmp_path: Path, name: str = NAME) -> list[str]:
@@ -234,3 +332,80 @@ def test_locals_and_parameters_are_not_globals() -> None:
     source += "rows = [r for r in table]\nf = lambda a: a"
     defined, used = hygiene.defined_and_used(source)
     assert defined == {"save", "rows", "f"} and used == {"suffix", "table"}
+
+
+# ---- Accessibility (issue 28): each check shown to catch what it is for ----------------------------------------------
+def _figure_output(alt: str = "A line falls from 1 to 0.", descriptions: dict | None = None) -> dict:
+    descriptions = {"en": alt, "zh": "一条线从1降到0。"} if descriptions is None else descriptions
+    return nbformat.v4.new_output(
+        "display_data", data={"text/html": f'<img src="data:image/png;base64,iVBO" alt="{alt}">', "text/plain": alt},
+        metadata={utils.FIGURE_METADATA: descriptions},
+    )
+
+
+PLOT = 'fig, ax = plt.subplots()\nax.plot(x, y, "o-", color=utils.PALETTE[0])\nutils.show_figure(fig, "en", "zh")'
+
+BAD_A11Y = {
+    "a second H1": (hygiene.check_headings, lambda nb: nb.cells.insert(1, nbformat.v4.new_markdown_cell("# Again"))),
+    "an HTML H1": (hygiene.check_headings, _set("cells/1/source", "<h1>Devices</h1>\n\nYou will learn:\n- things")),
+    "a skipped level": (hygiene.check_headings, _set("cells/1/source", "### You will learn\n- things")),
+    "no H1 first": (hygiene.check_headings, _set("cells/0/source", "## 01 · Devices")),
+    "link text 'here'": (hygiene.check_links, _set("cells/1/source", "See [here](02_placement_checks.ipynb).")),
+    "link text 'click here'": (hygiene.check_links, _set("cells/1/source", "[Click here!](https://pytorch.org)")),
+    "link text 这里": (hygiene.check_links, _set("cells/1/source", "见[这里](02_placement_checks.ipynb)。")),
+    "link text 点击这里": (hygiene.check_links, _set("cells/1/source", "[点击这里](https://pytorch.org)")),
+    "a bare URL": (hygiene.check_links, _set("cells/1/source", "Docs: https://pytorch.org/docs")),
+    "a URL as link text": (hygiene.check_links, _set("cells/1/source", "[https://pytorch.org](https://pytorch.org)")),
+    "an empty link": (hygiene.check_links, _set("cells/1/source", "[](https://pytorch.org)")),
+    "an image without alt": (hygiene.check_links, _set("cells/1/source", "![](plot.png)")),
+    "a file name as alt": (hygiene.check_links, _set("cells/1/source", "![plot.png](plot.png)")),
+    "plt.show()": (hygiene.check_figures, _set("cells/4/source", PLOT.replace('utils.show_figure(fig, "en", "zh")',
+                                                                                "plt.show()"))),
+    "a figure never shown": (hygiene.check_figures, _set("cells/4/source", PLOT.rsplit("\n", 1)[0])),
+    "a line without style": (hygiene.check_figures, _set("cells/4/source", PLOT.replace('"o-", ', ""))),
+    "two lines alike": (hygiene.check_figures, _set("cells/4/source", PLOT.replace("\n", "\nax.plot(x, z, 'o-')\n"))),
+    "a colour letter": (hygiene.check_figures, _set("cells/4/source", PLOT.replace('"o-"', '"ro-"'))),
+    "a named colour": (hygiene.check_figures, _set("cells/4/source", PLOT.replace("utils.PALETTE[0]", '"tab:green"'))),
+    "a colour in a branch": (hygiene.check_figures, _set("cells/4/source", PLOT.replace(
+        "utils.PALETTE[0]", '"red" if bad else "black"'))),
+    "a rainbow colour map": (hygiene.check_figures, _set("cells/4/source", PLOT + '\nax.imshow(a, cmap="jet")')),
+    "an image/png output": (hygiene.check_figures, _add_output(
+        {"output_type": "display_data", "data": {"image/png": "iVBO", "text/plain": "<Figure>"}, "metadata": {}})),
+    "an HTML image without alt": (hygiene.check_figures, _add_output(_figure_output(alt=""))),
+    "no Chinese description": (hygiene.check_figures, _add_output(_figure_output(descriptions={"en": "A line."}))),
+}
+
+
+def test_good_notebook_passes_the_accessibility_checks() -> None:
+    nb = good_notebook()
+    nb.cells[4].source = PLOT
+    nb.cells[4].outputs = [_figure_output()]
+    nb.cells[1].source = "You will learn:\n- things, from [the PyTorch docs](https://pytorch.org/docs) ![a plot](a.png)"
+    nb.cells.insert(2, nbformat.v4.new_markdown_cell("## Setup\n\n```python\n# a comment, not a heading\n```"))
+    assert hygiene.check_headings(nb) == hygiene.check_links(nb) == hygiene.check_figures(nb) == []
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_A11Y))
+def test_bad_notebook_fails_its_accessibility_check(kind: str) -> None:
+    check, mutate = BAD_A11Y[kind]
+    nb = copy.deepcopy(good_notebook())
+    nb.cells[4].source = PLOT
+    mutate(nb)
+    assert check(nb), f"{check.__name__} missed: {kind}"
+
+
+def test_headings_as_a_reader_meets_them() -> None:
+    text = "# Title\n\n```python\n# not a heading\n```\n\nText\n---\n\n<h3>In HTML</h3>"
+    assert hygiene.markdown_headings(text) == [(1, "Title"), (2, "Text"), (3, "<h3>In HTML</h3>")]
+    assert hygiene.check_heading_order([(1, "T"), (2, "A"), (3, "B"), (2, "C"), (3, "D")]) == []
+    assert hygiene.check_heading_order([(1, "T"), (2, "A"), (4, "B")])  # ## then ####
+
+
+WEBSITE_PAGES = ["docs/TEACHING.md", "docs/TEACHING.zh.md", "site/home.en.md", "site/home.zh.md"]
+
+
+@pytest.mark.parametrize("page", WEBSITE_PAGES)
+def test_the_websites_pages_have_headings_in_order_and_telling_links(page: str) -> None:
+    text = (NOTEBOOK_DIR.parent / page).read_text(encoding="utf-8")
+    assert hygiene.check_heading_order(hygiene.markdown_headings(text)) == []
+    assert hygiene.link_problems(text) == []

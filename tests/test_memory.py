@@ -6,9 +6,11 @@ from collections.abc import Callable
 
 import pytest
 import torch
+from fake_cuda import FakeGpu
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
+import utils
 from lessons import cifar10, memory
 
 CNN_BYTES_PER_IMAGE = 315_688
@@ -238,6 +240,69 @@ def test_largest_batch_lets_other_errors_through() -> None:
         memory.largest_batch(run, 8)
 
 
+class CappedAllocator:
+    """A GPU's caching allocator under a cap of ``room`` bytes: past it, ``allocate`` raises the out-of-memory
+    error (the message as PyTorch's allocator starts it)."""
+
+    def __init__(self, room: int) -> None:
+        self.room, self.used, self.failures = room, 0, 0
+
+    def allocate(self, nbytes: int) -> None:
+        if self.used + nbytes > self.room:
+            self.failures += 1
+            raise torch.OutOfMemoryError(f"CUDA out of memory. Tried to allocate {nbytes} bytes.")
+        self.used += nbytes
+
+
+def cudnn_convolution(batch: int, allocator: CappedAllocator, engine: str = "GET") -> None:
+    """A cuDNN convolution as torch's aten/src/ATen/native/cudnn/Conv_v8.cpp runs it (run_single_conv): the output
+    is allocated first, then each engine in turn allocates its workspace (try_configs / try_plans); an engine's
+    out-of-memory error is caught and the next engine tried; when every engine failed, a plain RuntimeError."""
+    allocator.allocate(10 * batch)  # the output: too big, and the allocator's own error goes up
+    for workspace_per_image in (8, 4):  # two engines, each with its own workspace
+        try:
+            allocator.allocate(workspace_per_image * batch)
+            return
+        except torch.OutOfMemoryError:
+            pass  # what Conv_v8.cpp does: catch it (and clear CUDA's error), try the next engine
+    raise RuntimeError(f"{engine} was unable to find an engine to execute this computation")
+
+
+@pytest.mark.parametrize("engine", ["GET", "FIND"])  # cudnn.benchmark off (the default) or on
+def test_largest_batch_counts_cudnns_swallowed_out_of_memory_errors(engine: str, gc_calls: list[int]) -> None:
+    errors: list[str] = []
+
+    def run(batch: int) -> None:
+        try:
+            cudnn_convolution(batch, CappedAllocator(room=1400), engine)
+        except RuntimeError as error:
+            errors.append(type(error).__name__)
+            raise
+
+    # a batch fits when its output and the smaller workspace do: 10 + 4 bytes per image, 1400 bytes of room
+    assert memory.largest_batch(run, 256) == 100
+    assert {"OutOfMemoryError", "RuntimeError"} <= set(errors)  # both kinds of failure met on the way
+    assert memory.is_out_of_memory(RuntimeError(f"{engine} was unable to find an engine to execute this computation"))
+
+
+def test_largest_batch_raises_cudnns_error_when_not_even_one_image_runs(gc_calls: list[int]) -> None:
+    def run(batch: int) -> None:  # a convolution cuDNN cannot run at all (an unsupported GPU, say)
+        raise RuntimeError("GET was unable to find an engine to execute this computation")
+
+    with pytest.raises(RuntimeError, match="unable to find an engine"):
+        memory.largest_batch(run, 8)
+    assert len(gc_calls) == 3  # 8, 4 and 2 counted as too big, then batch 1 raised
+
+
+def test_largest_batch_lets_other_runtime_errors_through() -> None:
+    def run(batch: int) -> None:
+        raise RuntimeError("Expected all tensors to be on the same device")
+
+    with pytest.raises(RuntimeError, match="same device"):
+        memory.largest_batch(run, 8)
+    assert not memory.is_out_of_memory(RuntimeError("CUDA error: an illegal memory access was encountered"))
+
+
 def test_largest_batch_against_a_simulated_budget(gc_calls: list[int]) -> None:
     model = cifar10.cifar10_cnn()
     room = 10 * CNN_BYTES_PER_IMAGE + 4  # exactly 10 images' activations
@@ -257,26 +322,34 @@ def test_gpu_budget_does_nothing_off_cuda(monkeypatch: pytest.MonkeyPatch) -> No
         assert memory.largest_batch(lambda batch: None, 16) == 16
 
 
-def test_gpu_budget_caps_reserved_plus_budget_and_lifts_the_cap_after_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    fractions: list[float] = []
-    gpu = torch.device("cuda", 0)
-    monkeypatch.setattr(torch.cuda, "empty_cache", lambda: None)
-    monkeypatch.setattr(torch.cuda, "memory_reserved", lambda device: 100 * memory.MB)
-    monkeypatch.setattr(
-        torch.cuda, "get_device_properties", lambda device: type("P", (), {"total_memory": 1000 * memory.MB})
-    )
-    monkeypatch.setattr(
-        torch.cuda, "set_per_process_memory_fraction", lambda fraction, device: fractions.append(fraction)
-    )
-    with pytest.raises(torch.OutOfMemoryError), memory.gpu_budget(gpu, 150 * memory.MB):
-        assert fractions == [0.25]  # (100 MiB held + 150 MiB budget) / 1000 MiB
+def test_gpu_budget_caps_the_device_the_notebook_passes_and_lifts_the_cap_after_an_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # torch.cuda's own Python runs for real on a GPU faked at its C layer, with the device notebook 10 passes:
+    # utils.get_device()'s torch.device("cuda"), which has no index
+    gpu = FakeGpu(monkeypatch, total_memory=1000 * memory.MB)
+    gpu.reserved = 100 * memory.MB
+    device = utils.get_device()
+    assert device == torch.device("cuda") and device.index is None
+    with pytest.raises(torch.OutOfMemoryError), memory.gpu_budget(device, 150 * memory.MB):
+        assert gpu.called("emptyCache") == [()]  # the cache emptied first: cached blocks hold nothing
+        assert gpu.called("setMemoryFraction") == [(0.25, 0)]  # (100 MiB held + 150 MiB budget) / 1000 MiB, GPU 0
         raise torch.OutOfMemoryError("past the budget")
-    assert fractions == [0.25, 1.0]
+    assert gpu.called("setMemoryFraction") == [(0.25, 0), (1.0, 0)]  # lifted on the way out
 
 
+def test_gpu_budget_past_the_whole_gpu_caps_at_all_of_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    gpu = FakeGpu(monkeypatch, total_memory=1000 * memory.MB)
+    gpu.reserved = 900 * memory.MB
+    with memory.gpu_budget(utils.get_device(), 500 * memory.MB):  # more than the GPU has left
+        assert gpu.fraction == 1.0  # torch refuses a fraction above 1
+    assert gpu.called("setMemoryFraction") == [(1.0, 0), (1.0, 0)]
+
+
+@pytest.mark.gpu
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 def test_gpu_budget_makes_a_real_gpu_run_out() -> None:
-    gpu = torch.device("cuda")
+    gpu = utils.get_device()  # torch.device("cuda"), as notebook 10 passes it
     with memory.gpu_budget(gpu, 64 * memory.MB), pytest.raises(torch.OutOfMemoryError):
         torch.empty(256 * memory.MB, dtype=torch.uint8, device=gpu)
     after = torch.empty(256 * memory.MB, dtype=torch.uint8, device=gpu)  # the cap is lifted

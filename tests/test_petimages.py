@@ -804,6 +804,23 @@ def test_a_chinese_notebook_says_it_in_chinese(data_env: pytest.MonkeyPatch, cap
     assert len(calls) == 2 and not data_dir.exists()
 
 
+@pytest.mark.filterwarnings(FORK_WARNING)
+def test_benchmark_draft_rows_really_decode_without_draft(tmp_path: Path) -> None:
+    path = ROOT / "benchmarks" / "petimages_preprocess.py"
+    spec = importlib.util.spec_from_file_location("petimages_preprocess", path)
+    benchmark = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(benchmark)
+    photo = benchmark.make_photos(tmp_path, 2) / "Dog" / "0.jpg"  # the second photo: a colour one
+    with benchmark.draft_off(), Image.open(photo) as image:
+        image.draft("L", (50, 50))
+        assert image.mode == "RGB" and image.size[0] >= 400  # full size, in the stored colours
+    with Image.open(photo) as image:
+        image.draft("L", (50, 50))
+        assert image.mode == "L" and image.size[0] < 200  # draft mode is back after the block
+    seconds = benchmark.main(["--images", "4", "--repeat", "1", "--draft", "--skip-source"])
+    assert {"ours, 1 process", "ours, 1 process, no draft"} <= set(seconds) and all(v > 0 for v in seconds.values())
+
+
 def test_generated_full_size_set_replaces_the_download_only_when_asked(
     tmp_path: Path, data_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:

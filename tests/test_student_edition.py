@@ -2,12 +2,13 @@
 
 Why executing the lessons once is enough: ``hygiene.check_exercises`` (run on every notebook by test_hygiene.py)
 proves that every solution comes after every other code cell and that no other cell reads a name only a solution
-defines, and the first test below proves that the student notebooks keep every other code cell exactly. So a
-student notebook runs exactly the cells strict nbval runs, in the same order, plus empty cells. What that cannot
-prove is that the handout works on its own: the last test unzips it into an empty folder, runs its README's command
-there (its own setup script builds a fresh ``.venv``, reusing the package cache; then ``jupyter lab`` starts and
-serves the lessons), and runs every notebook's setup and import cells with the handout's own kernel, where only the
-handout's ``utils.py`` and ``lessons/`` can be found.
+defines (with a ``## Solutions`` section: that it is the last section and holds only solutions and their checks),
+and the first test below proves that the student notebooks keep every other code cell exactly. So a student
+notebook runs exactly the cells strict nbval runs, in the same order, less the solutions (plus empty cells, in the
+old structure). What that cannot prove is that the handout works on its own: the last test unzips it into an empty
+folder, runs its README's command there (its own setup script builds a fresh ``.venv``, reusing the package cache;
+then ``jupyter lab`` starts and serves the lessons), and runs every notebook's setup and import cells with the
+handout's own kernel, where only the handout's ``utils.py`` and ``lessons/`` can be found.
 """
 
 from __future__ import annotations
@@ -55,10 +56,33 @@ def unlinked(markdown: str) -> str:
     return PUBLISHED_LINK.sub(r"\1", markdown)
 
 
+def assert_kept(before: nbformat.NotebookNode, after: nbformat.NotebookNode) -> None:
+    """A cell the handout keeps: code and stored outputs unchanged; prose unchanged but for links to published
+    copies, and for the paragraph under "Exercises" (test_sentences_about_solutions_are_rewritten)."""
+    if before.cell_type == "code":
+        assert after == before
+    elif template.LANGUAGES["en"].exercises not in before.source.splitlines():
+        assert unlinked(after.source) == before.source
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_no_solution_leaks_and_everything_else_is_kept(edition: Path, path: Path) -> None:
     full = nbformat.read(path, as_version=4)
     student = nbformat.read(edition / "notebooks" / path.name, as_version=4)
+    heading = student_edition.template.heading_index(full, student_edition.template.LANGUAGES["en"].solutions)
+    if heading is not None:  # the structure of issue 27: the Solutions section, the last, is left out
+        solutions = [cell for cell in full.cells[heading:] if cell.cell_type == "code"]
+        rest = nbformat.writes(nbformat.v4.new_notebook(cells=full.cells[:heading]))
+        unique = {line.strip() for c in solutions for line in c.source.splitlines()[1:] if line.strip() not in rest}
+        assert [c for c in solutions if student_edition.is_solution(c)] and unique, "no solutions of their own"
+        text = nbformat.writes(student)
+        for line in unique:
+            assert line not in text, f"solution line leaks: {line!r}"
+        assert len(student.cells) == heading
+        for before, after in zip(full.cells[1:heading], student.cells[1:], strict=True):
+            assert_kept(before, after)  # answer cells, checks and outputs unchanged; prose but for links
+        assert "colab.research.google.com/github" not in student.cells[0].source
+        return
     assert len(student.cells) == len(full.cells)
     solutions = [cell for cell in full.cells if student_edition.is_solution(cell)]
     assert solutions, "a notebook without exercise solutions"
@@ -74,10 +98,8 @@ def test_no_solution_leaks_and_everything_else_is_kept(edition: Path, path: Path
         if student_edition.is_solution(before):
             number += 1  # hygiene.check_exercises: exercise N is the N-th, directly above its solution
             assert after.source == f"# Exercise {number} — your solution\n" and not after.outputs
-        elif before.cell_type == "code":
-            assert after == before  # code and stored outputs unchanged
-        elif before is not full.cells[0] and template.LANGUAGES["en"].exercises not in before.source.splitlines():
-            assert unlinked(after.source) == before.source  # prose unchanged but for links to published copies
+        elif before is not full.cells[0]:
+            assert_kept(before, after)
     assert "colab.research.google.com/github" not in student.cells[0].source
 
 
@@ -113,17 +135,17 @@ def test_the_handout_text_has_something_to_fix() -> None:
 def test_sentences_about_solutions_are_rewritten() -> None:
     rewrite = student_edition.handout_exercises_intro
     assert rewrite("## Exercises\n\nEach exercise has a solution cell below it, collapsed; try it yourself first.") == (
-        "## Exercises\n\nWrite your answer in the empty cell below each exercise."
+        "## Exercises\n\nWrite your answer in the cell below each exercise."
     )
     assert rewrite(
         "## Exercises\n\nEach exercise needs only the core sections (the last question of Exercise 2 builds on\n"
         "Going deeper); its solution is in the collapsed cell below it.\n\nA second paragraph."
     ) == (
         "## Exercises\n\nEach exercise needs only the core sections (the last question of Exercise 2 builds on Going "
-        "deeper); write your answer in the empty cell below each exercise.\n\nA second paragraph."
+        "deeper); write your answer in the cell below each exercise.\n\nA second paragraph."
     )
     assert rewrite("## 练习\n\n每道练习只需要核心部分的内容；参考答案在它下面折叠起来的单元格里。", "zh") == (
-        "## 练习\n\n每道练习只需要核心部分的内容；在每道练习下面的空白单元格里写你的答案。"
+        "## 练习\n\n每道练习只需要核心部分的内容；在每道练习下面的单元格里写你的答案。"
     )
 
 
@@ -183,6 +205,36 @@ def test_student_version_replaces_solution_code_and_output() -> None:
     assert student.cells[0].source == "# 01 · Devices\n\nText\n" and nb.cells[4] is secret  # the original is kept
 
 
+def test_student_version_drops_the_solutions_section() -> None:
+    """The structure of issue 27: answer cells and checks stay, the Solutions section goes."""
+    printed = lambda text: [nbformat.v4.new_output("stream", name="stdout", text=text)]  # noqa: E731
+    name = "02_placement_checks.ipynb"
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell(f"# 02 · Placement\n\n{template.colab_link(name)}"),
+            nbformat.v4.new_markdown_cell("## Exercises"),
+            nbformat.v4.new_markdown_cell("**Exercise 1.** Give the answer."),
+            nbformat.v4.new_code_cell("# Exercise 1: your answer\nanswer = None", execution_count=1),
+            nbformat.v4.new_code_cell(
+                'exercises.check("02", 1, answer)', execution_count=2, outputs=printed("Exercise 1: not answered yet\n")
+            ),
+            nbformat.v4.new_markdown_cell("## Solutions"),
+            nbformat.v4.new_code_cell("# Solution: exercise 1\nanswer = 42", execution_count=3),
+            nbformat.v4.new_code_cell(
+                'exercises.check("02", 1, answer, strict=True)',
+                execution_count=4,
+                outputs=printed("Exercise 1: correct.\n"),
+            ),
+            nbformat.v4.new_markdown_cell("Why 42: the question was wrong."),
+        ]
+    )
+    student = student_edition.student_version(nb, name)
+    assert student.cells[1:] == nb.cells[1:5] and len(nb.cells) == 9  # the original is kept
+    written = nbformat.writes(student)  # (not a bare "42": random cell ids may contain it)
+    assert "answer = 42" not in written and "Why 42" not in written and "correct." not in written
+    assert student.cells[0].source == "# 02 · Placement\n"
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -209,7 +261,8 @@ def test_the_handout_sets_itself_up_from_its_zip_and_opens(tmp_path: Path) -> No
     readme = (handout / "README.md").read_text(encoding="utf-8")
     command = re.search(r"```bash\n\s*(.+?)\n\s*```", readme).group(1)  # the README's command, as a student copies it
     setup, open_lab = command.split(" && ")
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("VIRTUAL_ENV", "JUPYTER"))}
+    # a student's shell: no virtual environment active, no Jupyter settings, no VENV for setup.sh (another folder)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "JUPYTER")) and k != "VENV"}
     env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if not p.startswith(sys.prefix))
     start = time.monotonic()
     done = subprocess.run(["bash", "-c", setup], cwd=handout, env=env, capture_output=True, text=True, timeout=900)

@@ -51,30 +51,42 @@ def structure(markdown: str) -> dict[str, object]:
 
 
 def glossary() -> list[dict[str, object]]:
-    """Return the rows of notebooks/zh/TERMINOLOGY.md: english, chinese, forms (regex), avoid (list)."""
+    """Return the rows of notebooks/zh/TERMINOLOGY.md: english, chinese, also (another name a reader may know, or
+    ""), forms (regex), avoid (list), not inside (list)."""
     rows = []
     for line in GLOSSARY_FILE.read_text(encoding="utf-8").splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) != 5 or cells[0] in ("英文", "---") or not line.startswith("|"):
+        if len(cells) != 6 or cells[0] in ("英文", "---") or not line.startswith("|"):
             continue
-        forms = [f.strip() for f in cells[2].split(",") if f.strip()]
+        forms = [f.strip() for f in cells[3].split(",") if f.strip()]
         pattern = re.compile(r"(?<![\w-])(" + "|".join(re.escape(f) for f in forms) + r")(?![\w-])", re.I)
         rows.append(
             {
                 "english": cells[0],
                 "chinese": cells[1],
+                "also": cells[2],
                 "forms": pattern,
-                "avoid": [a.strip() for a in cells[3].split(",") if a.strip()],
-                "not inside": [w.strip() for w in cells[4].split(",") if w.strip()],
+                "avoid": [a.strip() for a in cells[4].split(",") if a.strip()],
+                "not inside": [w.strip() for w in cells[5].split(",") if w.strip()],
             }
         )
     return rows
 
 
+def first_use_gloss(term: dict[str, object]) -> str:
+    """Return what the brackets hold at a term's first use: its English in the singular, then the other name a
+    reader may know where the glossary gives one (``epoch，即迭代周期``)."""
+    return f"{term['english']}，即{term['also']}" if term["also"] else str(term["english"])
+
+
 # ---- the edition ----------------------------------------------------------------------------------------------------
 def test_glossary_is_readable() -> None:
-    terms = glossary()
-    assert len(terms) >= 20 and {"tensor", "device", "epoch", "checkpoint"} <= {t["english"] for t in terms}
+    terms = {str(t["english"]): t for t in glossary()}
+    assert len(terms) >= 20 and {"tensor", "device", "epoch", "checkpoint", "pooling"} <= set(terms)
+    assert first_use_gloss(terms["epoch"]) == "epoch，即迭代周期" and first_use_gloss(terms["tensor"]) == "tensor"
+    assert first_use_gloss(terms["pooling"]) == "pooling，即池化"
+    for term in terms.values():  # the English of a first use is itself one of the forms the check looks for
+        assert term["forms"].fullmatch(str(term["english"])), term["english"]
 
 
 @pytest.mark.parametrize("path", ENGLISH, ids=IDS)
@@ -104,7 +116,8 @@ def test_code_and_outputs_are_the_english_ones(path: Path) -> None:
         else:
             assert translate.code_tokens(zh_cell.source) == translate.code_tokens(en_cell.source), f"{where}: code"
         assert dict(find_comment_markers(zh_cell.source)) == dict(find_comment_markers(en_cell.source)), where
-        assert zh_cell.outputs == en_cell.outputs and zh_cell.execution_count == en_cell.execution_count, where
+        outputs = [translate.in_language(output, "zh") for output in en_cell.outputs]  # figures: described in Chinese
+        assert zh_cell.outputs == outputs and zh_cell.execution_count == en_cell.execution_count, where
         if en_cell.source.startswith(template.LANGUAGES["en"].solution):
             assert zh_cell.source.startswith(template.LANGUAGES["zh"].solution), f"{where}: solution marker"
 
@@ -179,9 +192,11 @@ def test_bold_renders(path: Path) -> None:
     assert not broken, f"zh/{path.name}: bold that shows its asterisks (move the punctuation after **): {broken}"
 
 
-@pytest.mark.parametrize("path", ENGLISH, ids=IDS)
-def test_glossary_terms_are_used_as_the_glossary_says(path: Path) -> None:
-    en, zh = _pair(path)
+def glossary_problems(en: nbformat.NotebookNode, zh: nbformat.NotebookNode, name: str) -> list[str]:
+    """Return every place where the Chinese notebook ``zh`` does not use the glossary's terms as it says: a term to
+    avoid, a term of the English cell missing from its translation, or a first use not written as
+    ``*中文*（english）`` (``*轮*（epoch，即迭代周期）`` where the glossary gives another name)."""
+    problems = []
     first_use_checked: set[str] = set()
     for index, (en_cell, zh_cell) in enumerate(zip(en.cells, zh.cells, strict=True)):
         if en_cell.cell_type != "markdown" or index == 0:
@@ -189,24 +204,54 @@ def test_glossary_terms_are_used_as_the_glossary_says(path: Path) -> None:
         english, chinese = prose(en_cell.source), prose(zh_cell.source)
         body = "\n".join(line for line in chinese.splitlines() if not line.startswith("#"))
         skip = set(zh_cell.metadata.get("translation", {}).get("terms_not_used", []))
-        where = f"zh/{path.name} cell {index} ({en_cell.id})"
+        where = f"zh/{name} cell {index} ({en_cell.id})"
         for term in glossary():
-            for avoid in term["avoid"]:
-                assert avoid not in chinese, f"{where}: {avoid!r} (the glossary says {term['chinese']!r})"
+            problems += [
+                f"{where}: {a!r} (the glossary says {term['chinese']!r})" for a in term["avoid"] if a in chinese
+            ]
             if term["english"] in skip or not term["forms"].search(english):
                 continue
-            assert term["chinese"] in chinese, f"{where}: {term['english']!r} is {term['chinese']!r} in Chinese"
+            if term["chinese"] not in chinese:
+                problems.append(f"{where}: {term['english']!r} is {term['chinese']!r} in Chinese")
+                continue
             masked = body
             for word in term["not inside"]:  # 块 in 模块 is not block
                 masked = masked.replace(word, "□" * len(word))
             if term["english"] not in first_use_checked and term["chinese"] in masked:
                 first_use_checked.add(term["english"])
                 at = masked.index(term["chinese"])
-                after = body[at:]
-                ok = body[at - 1 : at] == "*" and re.match(r"[^*\n]*\*（([^）]*)）", after)
-                assert ok and term["forms"].search(ok.group(1)), (
-                    f"{where}: first use of {term['chinese']!r} is not written *{term['chinese']}*（{term['english']}）"
-                )
+                ok = body[at - 1 : at] == "*" and re.match(r"[^*\n]*\*（([^）]*)）", body[at:])
+                gloss = first_use_gloss(term)
+                if not (ok and ok.group(1) == gloss):
+                    problems.append(
+                        f"{where}: first use of {term['chinese']!r} is not written *{term['chinese']}*（{gloss}）"
+                    )
+    return problems
+
+
+@pytest.mark.parametrize("path", ENGLISH, ids=IDS)
+def test_glossary_terms_are_used_as_the_glossary_says(path: Path) -> None:
+    en, zh = _pair(path)
+    problems = glossary_problems(en, zh, path.name)
+    assert not problems, "\n".join(problems)
+
+
+def test_glossary_check_wants_the_singular_and_the_other_name() -> None:
+    def problems(english: str, chinese: str) -> list[str]:
+        en = nbformat.v4.new_notebook(
+            cells=[nbformat.v4.new_markdown_cell("# x"), nbformat.v4.new_markdown_cell(english)]
+        )
+        zh = nbformat.v4.new_notebook(
+            cells=[nbformat.v4.new_markdown_cell("# x"), nbformat.v4.new_markdown_cell(chinese)]
+        )
+        return glossary_problems(en, zh, "x.ipynb")
+
+    assert not problems("The parameters.", "模型的*参数*（parameter）。")
+    assert problems("The parameters.", "模型的*参数*（parameters）。")  # glosses in the singular
+    assert problems("The parameters.", "模型的参数。") and problems("The parameters.", "模型。")
+    assert not problems("Train 5 epochs.", "训练5*轮*（epoch，即迭代周期）。")
+    assert problems("Train 5 epochs.", "训练5*轮*（epoch）。")  # d2l-zh's name is given at the first use
+    assert not problems("A max-pool.", "最大*汇聚*（pooling，即池化）。") and problems("A max-pool.", "最大汇聚。")
 
 
 # ---- the tool, on notebooks of its own ----------------------------------------------------------------------------
@@ -295,3 +340,31 @@ def test_checks_catch_bad_translations() -> None:
     assert "C" in prose("用`device`") and "http" not in prose("[链接](http://x)")
     line = prose("使用 `device` 选择设备,然后训练.")
     assert re.search(f"[{CJK}] +[A-Za-z0-9*\\[]", line) and re.search(f"[{CJK}][,;:?!()]", line)
+
+
+def test_a_figures_description_is_chinese_in_the_chinese_twin(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Chinese twin's figure is what utils.show_figure shows when the Chinese setup cell set the language."""
+    import IPython.display
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    import utils
+
+    assert translate.FIGURE_METADATA == utils.FIGURE_METADATA
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda data, raw, metadata: shown.append((data, metadata)))
+    monkeypatch.setattr(utils, "_language", "en")
+    for lang in ("en", "zh"):
+        utils.set_language(lang)
+        fig, ax = plt.subplots(figsize=(1, 1))
+        ax.plot([0, 1], "o-")
+        utils.show_figure(fig, 'A line that rises ("up").', "一条上升的线（“上”）。")
+    (en_data, en_metadata), (zh_data, zh_metadata) = shown
+    english = nbformat.v4.new_output("display_data", data=en_data, metadata=en_metadata)
+    chinese = nbformat.v4.new_output("display_data", data=zh_data, metadata=zh_metadata)
+    assert translate.in_language(english, "zh") == chinese and translate.in_language(chinese, "en") == english
+    assert english.data["text/plain"] == 'A line that rises ("up").'  # the argument is left untouched
+    stream = nbformat.v4.new_output("stream", name="stdout", text="1\n")
+    assert translate.in_language(stream, "zh") == stream

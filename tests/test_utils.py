@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import multiprocessing
 import os
 import random
@@ -14,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from fake_cuda import FakeGpu
 from torch import nn
 
 import utils
@@ -88,12 +90,20 @@ def test_get_device_is_usable() -> None:
 
 def test_get_device_works_where_current_accelerator_has_no_check_available(monkeypatch: pytest.MonkeyPatch) -> None:
     # torch.accelerator as PyTorch 2.6 has it: current_accelerator() takes no check_available argument
-    def old_accelerator(available: bool) -> types.SimpleNamespace:
-        return types.SimpleNamespace(is_available=lambda: available, current_accelerator=lambda: torch.device("cuda"))
-
-    monkeypatch.setattr(torch, "accelerator", old_accelerator(False), raising=False)
+    old = types.SimpleNamespace(is_available=lambda: False, current_accelerator=lambda: torch.device("cuda"))
+    monkeypatch.setattr(torch, "accelerator", old, raising=False)
     assert utils.get_device() == torch.device("cpu")  # a CUDA build on a machine without a GPU
-    monkeypatch.setattr(torch, "accelerator", old_accelerator(True), raising=False)
+
+
+def test_get_device_on_a_cuda_gpu_is_the_index_less_cuda(monkeypatch: pytest.MonkeyPatch) -> None:
+    FakeGpu(monkeypatch)  # torch's C layer reports one GPU; torch.accelerator and torch.cuda run as on a GPU
+    device = utils.get_device()
+    assert device == torch.device("cuda") and device.index is None  # what every notebook then passes around
+
+
+def test_get_device_on_a_cuda_gpu_without_torch_accelerator(monkeypatch: pytest.MonkeyPatch) -> None:
+    FakeGpu(monkeypatch)
+    monkeypatch.delattr(torch, "accelerator", raising=False)  # PyTorch before 2.6
     assert utils.get_device() == torch.device("cuda")
 
 
@@ -105,6 +115,49 @@ def test_synchronize_waits_for_queued_work() -> None:
     assert result.sum().item() == 256.0**3  # the work finished and is correct
     with pytest.raises(RuntimeError):
         utils.synchronize("not-a-device")
+
+
+def test_synchronize_and_time_runs_wait_for_the_cuda_gpu_the_notebooks_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    gpu = FakeGpu(monkeypatch)
+    device = utils.get_device()
+    utils.synchronize(device)
+    utils.synchronize("cuda")
+    assert gpu.called("synchronize") == [(0,), (0,)]  # torch.cuda.synchronize picked GPU 0 for the plain "cuda"
+    utils.time_runs(lambda: None, device, warmup=2, repeat=3)
+    assert len(gpu.called("synchronize")) == 2 + 1 + 3  # once after the warm-up, once after every timed call
+
+
+@pytest.mark.parametrize(
+    ("setting", "capability", "expected"),
+    [
+        (None, (9, 0), torch.bfloat16),  # an H100
+        (None, (8, 0), torch.bfloat16),  # an A100
+        (None, (7, 5), torch.float16),  # a T4: no bfloat16
+        ("float16", (9, 0), torch.float16),  # the T4's path forced on an H100
+        (" Float16 ", (9, 0), torch.float16),
+        ("bfloat16", (7, 5), torch.bfloat16),
+    ],
+)
+def test_amp_dtype_on_cuda_gpus(
+    setting: str | None, capability: tuple[int, int], expected: torch.dtype, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    FakeGpu(monkeypatch, capability=capability)
+    if setting is None:
+        monkeypatch.delenv(utils.AMP_DTYPE_ENV, raising=False)
+    else:
+        monkeypatch.setenv(utils.AMP_DTYPE_ENV, setting)
+    assert utils.amp_dtype(utils.get_device()) == expected
+
+
+def test_amp_dtype_elsewhere_and_a_wrong_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(utils.AMP_DTYPE_ENV, raising=False)
+    assert utils.amp_dtype(torch.device("cpu")) == torch.bfloat16
+    assert utils.amp_dtype(torch.device("mps")) == torch.float16
+    monkeypatch.setenv(utils.AMP_DTYPE_ENV, "float16")
+    assert utils.amp_dtype(torch.device("cpu")) == torch.float16  # the float16 path's plumbing, dry-run on a CPU
+    monkeypatch.setenv(utils.AMP_DTYPE_ENV, "fp16")
+    with pytest.raises(ValueError, match="NB_AMP_DTYPE='fp16': use float16 or bfloat16"):
+        utils.amp_dtype(torch.device("cpu"))
 
 
 def test_expect_error_prints_type_and_message(capsys: pytest.CaptureFixture) -> None:
@@ -143,11 +196,13 @@ def test_check_runtime_says_how_to_get_a_gpu_on_colab(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
     monkeypatch.setenv("COLAB_RELEASE_TAG", "release-colab-test")
-    monkeypatch.setattr(utils, "get_device", lambda: torch.device("cpu"))
+    # Colab's CPU runtime: torch's C layer is a CUDA build's (its accelerator is CUDA) that finds no GPU
+    monkeypatch.setattr(torch._C, "_accelerator_getAccelerator", lambda: torch.device("cuda"), raising=False)
+    monkeypatch.setattr(torch._C, "_cuda_getDeviceCount", lambda: 0, raising=False)
     utils.check_runtime()
     out = capsys.readouterr().out
     assert "Runtime -> Change runtime type -> GPU" in out and "Going on on the CPU" in out
-    monkeypatch.setattr(utils, "get_device", lambda: torch.device("cuda"))
+    FakeGpu(monkeypatch)  # a GPU runtime
     utils.check_runtime()
     assert capsys.readouterr().out == ""
 
@@ -338,6 +393,59 @@ def test_atomic_save_with_concurrent_writers_never_shows_a_broken_file(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ckpt.pt"]  # and none left a temporary file
 
 
+class _Midway:
+    """Pickled inside a checkpoint: runs ``step`` while ``torch.save`` is writing that checkpoint."""
+
+    def __init__(self, step) -> None:
+        self.step = step
+
+    def __reduce__(self):
+        self.step()
+        return (collections.OrderedDict, ())  # loads back as an empty OrderedDict, which weights_only=True allows
+
+
+def _shared_name_save(obj: object, path) -> None:
+    """``atomic_save`` as it was first written (see git history): one temporary name, ``<name>.tmp``, for all."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        torch.save(obj, tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _interleaved_saves(save, path) -> tuple[list[str], str]:
+    """Writer 2 starts saving to ``path``; while its ``torch.save`` is under way (from inside its pickling, so the
+    steps are the same on every run), writer 1 saves a bigger checkpoint to ``path``. Then a reader loads ``path``.
+    Return (the errors of failed saves, the writer the reader found or the error it got)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    failed_saves = []
+
+    def writer_1() -> None:
+        save({"writer": 1, "data": torch.full((100_000,), 1.0)}, path)
+
+    try:
+        save({"writer": 2, "data": torch.full((1_000,), 2.0), "midway": _Midway(writer_1)}, path)
+    except OSError as error:
+        failed_saves.append(type(error).__name__)
+    try:
+        found = str(torch.load(path, weights_only=True)["writer"])
+    except Exception as error:  # a broken file: what atomic_save exists to prevent
+        found = type(error).__name__
+    return failed_saves, found
+
+
+def test_a_shared_temporary_name_breaks_interleaved_saves_and_a_name_per_call_does_not(tmp_path) -> None:
+    # Shared name: writer 1 renames the file writer 2 is still writing into place, writer 2 then writes over the
+    # checkpoint itself (a broken file) and its own rename finds no temporary file.
+    old = tmp_path / "shared" / "ckpt.pt"
+    assert _interleaved_saves(_shared_name_save, old) == (["FileNotFoundError"], "RuntimeError")
+    # A name per call: both saves succeed, the last rename wins, and no temporary file is left.
+    new = tmp_path / "own" / "ckpt.pt"
+    assert _interleaved_saves(utils.atomic_save, new) == ([], "2")
+    assert sorted(p.name for p in new.parent.iterdir()) == ["ckpt.pt"]
+
+
 def test_atomic_save_is_not_disturbed_by_leftovers_of_killed_writers(tmp_path) -> None:
     path = tmp_path / "ckpt.pt"
     leftovers = ["ckpt.pt.tmp", "ckpt.pt.3f9c0d2e8b7a41c6a5d4e3f2a1b0c9d8.tmp"]  # the old fixed name; a unique one
@@ -389,3 +497,98 @@ def test_evaluate_matches_a_manual_computation() -> None:
 def test_cpu_cores_counts_the_cores_this_process_may_use() -> None:
     cores = utils.cpu_cores()
     assert 1 <= cores <= (os.cpu_count() or 1)
+
+
+# ---- Figures anyone can read (issue 28) -----------------------------------------------------------------------------
+def _shown_figure(monkeypatch: pytest.MonkeyPatch, en: str, zh: str) -> tuple[dict, dict, object]:
+    """Show a small figure with utils.show_figure; return what it displayed (data, metadata) and the figure."""
+    import IPython.display
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda data, raw, metadata: shown.append((data, metadata, raw)))
+    fig, ax = plt.subplots(figsize=(2, 1), dpi=50)
+    ax.plot([0, 1], [1, 0], "o-", color=utils.PALETTE[0])
+    utils.show_figure(fig, en, zh)
+    assert len(shown) == 1 and shown[0][2] is True  # one raw MIME bundle
+    return shown[0][0], shown[0][1], fig
+
+
+def test_show_figure_gives_the_image_its_description_as_alt_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    import base64
+    import html
+    import re
+
+    import matplotlib.pyplot as plt
+
+    monkeypatch.setattr(utils, "_language", "en")
+    data, metadata, fig = _shown_figure(monkeypatch, 'A line falls from 1 to 0 ("down" <fast>).', "一条直线从1降到0。")
+    assert set(data) == {"text/html", "text/plain"}  # no image/png: JupyterLab would show it without alt text
+    assert data["text/plain"] == 'A line falls from 1 to 0 ("down" <fast>).'
+    match = re.fullmatch(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)" alt="([^"]*)">', data["text/html"])
+    assert match, data["text/html"][:80]
+    assert html.unescape(match.group(2)) == data["text/plain"]  # quotes and brackets escaped, nothing lost
+    png = base64.b64decode(match.group(1))
+    assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 500  # a real picture
+    assert metadata == {utils.FIGURE_METADATA: {"en": data["text/plain"], "zh": "一条直线从1降到0。"}}
+    assert fig.number not in plt.get_fignums()  # closed: the inline backend does not show it a second time
+
+
+def test_show_figure_describes_in_the_editions_language(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(utils, "_language", "en")
+    utils.set_language("zh")
+    data, metadata, _ = _shown_figure(monkeypatch, "A line falls.", "一条直线下降。")
+    assert data["text/plain"] == "一条直线下降。" and data["text/html"].endswith('alt="一条直线下降。">')
+    assert metadata[utils.FIGURE_METADATA] == {"en": "A line falls.", "zh": "一条直线下降。"}  # both, for the tools
+
+
+def test_palette_is_colour_blind_safe_and_stands_out_from_white() -> None:
+    from matplotlib.colors import to_rgb
+
+    def luminance(colour: str) -> float:  # WCAG 2.2's relative luminance
+        linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(colour)]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    okabe_ito = {(230, 159, 0), (86, 180, 233), (0, 158, 115), (240, 228, 66), (0, 114, 178), (213, 94, 0),
+                 (204, 121, 167), (0, 0, 0)}
+    assert {tuple(round(255 * c) for c in to_rgb(colour)) for colour in utils.PALETTE} <= okabe_ito
+    assert len(set(utils.PALETTE)) == len(utils.PALETTE) == 5
+    assert all(1.05 / (luminance(colour) + 0.05) >= 3 for colour in utils.PALETTE)  # contrast with white
+    assert 1.05 / (luminance("#E69F00") + 0.05) < 3  # Okabe and Ito's orange does not: it is left out
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_the_device_helpers_on_a_real_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    device = utils.get_device()
+    assert device == torch.device("cuda")
+    product = torch.ones(1024, 1024, device=device) @ torch.ones(1024, 1024, device=device)
+    utils.synchronize(device)
+    assert product[0, 0].item() == 1024
+    monkeypatch.delenv(utils.AMP_DTYPE_ENV, raising=False)
+    native_bf16 = torch.cuda.get_device_capability(device) >= (8, 0)
+    assert utils.amp_dtype(device) == (torch.bfloat16 if native_bf16 else torch.float16)
+    monkeypatch.setenv(utils.AMP_DTYPE_ENV, "float16")
+    with torch.autocast(device.type, dtype=utils.amp_dtype(device)):
+        assert (product @ product).dtype == torch.float16
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_train_epoch_and_evaluate_on_a_real_gpu_with_pinned_batches() -> None:
+    torch.manual_seed(0)
+    device = utils.get_device()
+    train, test = _toy_loaders()
+    inputs, targets = torch.cat([x for x, _ in train]), torch.cat([y for _, y in train])
+    loader = torch.utils.data.DataLoader(
+        torch.utils.data.TensorDataset(inputs, targets), batch_size=32, pin_memory=True
+    )  # pinned batches: train_epoch copies them with non_blocking=True on CUDA
+    model = nn.Linear(2, 2).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+    for _ in range(5):
+        utils.train_epoch(model, loader, nn.CrossEntropyLoss(), optimizer, device)
+    test_loss, test_acc = utils.evaluate(model, test, nn.CrossEntropyLoss(), device)
+    assert test_acc > 0.95 and test_loss < 0.5

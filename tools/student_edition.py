@@ -5,15 +5,17 @@
     .venv/bin/python tools/student_edition.py --out DIR      # somewhere else
 
 The folder holds what the lessons need and nothing that gives the answers away: ``notebooks/`` and ``notebooks/zh/``
-(every lesson in English and Chinese, with each solution cell replaced by an empty cell that names its exercise,
-"# Exercise 2 — your solution"; the Open-in-Colab link removed, since it opens the full edition),
-``notebooks/assets/``, ``utils.py``, ``lessons/``, ``data/README.md``, the requirements files, ``tools/setup.sh``
-with ``tools/installer.sh``, and a README for students whose commands set the handout up and open it. The code cells
-(code, stored outputs, plots) are kept as stored. The prose is kept too, but for what would be wrong in a handout:
-the sentence under "Exercises" that points at the solutions now says where to write the answer, and a file of the
-project that the handout does not ship (``benchmarks/RESULTS.md``, ``tools/run_notebooks.py``,
-``notebooks/timings.json``, ...) becomes a link to its published copy on GitHub. The notebooks find ``utils.py`` in
-the folder above them, so the handout runs as it is, wherever it is unpacked.
+(every lesson in English and Chinese without its solutions: a notebook with a ``## Solutions`` section loses that
+section, the last, and keeps each exercise's answer cell, with its stub, and the check under it; in a notebook of
+the old structure each solution cell is replaced by an empty cell that names its exercise, "# Exercise 2 — your
+solution"; the Open-in-Colab link removed, since it opens the full edition), ``notebooks/assets/``, ``utils.py``,
+``lessons/``, ``data/README.md``, the requirements files, ``tools/setup.sh`` with ``tools/installer.sh``, and a
+README for students whose commands set the handout up and open it. The code cells (code, stored outputs, plots)
+are kept as stored. The prose is kept too, but for what would be wrong in a handout: the sentence under
+"Exercises" that points at the solutions now says where to write the answer, and a file of the project that the
+handout does not ship (``benchmarks/RESULTS.md``, ``tools/run_notebooks.py``, ``notebooks/timings.json``, ...)
+becomes a link to its published copy on GitHub. The notebooks find ``utils.py`` in the folder above them, so the
+handout runs as it is, wherever it is unpacked.
 """
 
 from __future__ import annotations
@@ -55,8 +57,8 @@ OPEN_COMMAND = "bash tools/setup.sh && .venv/bin/jupyter lab"
 
 STUDENT_README = f"""# PyTorch on GPUs: the lessons (student edition)
 
-Open the notebooks in `notebooks/` in order (the Chinese edition, 中文版, is in `notebooks/zh/`). Each exercise
-ends in an empty cell that says which exercise it is: write your answer there.
+Open the notebooks in `notebooks/` in order (the Chinese edition, 中文版, is in `notebooks/zh/`). Under each
+exercise, a cell says which exercise it is: write your answer there.
 
 - **JupyterLab on your computer** (Linux or macOS, Python 3.11-3.13). In this folder, run
 
@@ -87,8 +89,8 @@ def placeholder(number: int, lang: str = "en") -> str:
 
 
 ANSWER_HERE = {
-    "en": "write your answer in the empty cell below each exercise",
-    "zh": "在每道练习下面的空白单元格里写你的答案",
+    "en": "write your answer in the cell below each exercise",
+    "zh": "在每道练习下面的单元格里写你的答案",
 }
 """What the handout says under "Exercises" instead of pointing at the solutions."""
 ABOUT_SOLUTIONS = {"en": re.compile(r"solution|collapsed", re.I), "zh": re.compile(r"参考答案|折叠")}
@@ -100,7 +102,7 @@ TRY_FIRST = {"en": re.compile(r"^try it (yourself )?first$", re.I), "zh": re.com
 def without_solutions(paragraph: str, lang: str = "en") -> str:
     """Return a paragraph under "Exercises" with each clause that points at the solutions left out, ending with
     ``ANSWER_HERE``: "Each exercise needs only the core sections; its solution is in the collapsed cell below it."
-    becomes "Each exercise needs only the core sections; write your answer in the empty cell below each exercise."
+    becomes "Each exercise needs only the core sections; write your answer in the cell below each exercise."
     """
     text = " ".join(paragraph.split()) if lang == "en" else "".join(paragraph.split())
     clauses = re.split(r"[.;](?:\s+|$)" if lang == "en" else r"[；。]", text)
@@ -172,10 +174,14 @@ def link_what_does_not_ship(markdown: str, folder: Path, shipped: Path) -> str:
 
 
 def student_version(nb: nbformat.NotebookNode, name: str, lang: str = "en") -> nbformat.NotebookNode:
-    """Return a copy of ``nb`` with every solution replaced by an empty cell, the Colab link removed and the
-    sentence under "Exercises" that points at the solutions rewritten (``handout_exercises_intro``)."""
+    """Return a copy of ``nb`` without its solutions and without the Colab link: the ``## Solutions`` section
+    dropped (the answer cells and their checks stay), or in the old structure every solution replaced by an empty
+    cell; the sentence under "Exercises" that points at the solutions is rewritten (``handout_exercises_intro``)."""
     labels = template.LANGUAGES[lang]
     student = nbformat.from_dict(nb)
+    solutions = template.heading_index(student, labels.solutions)
+    if solutions is not None:  # tests/hygiene.py check_exercises: the last section, and only solutions and checks
+        del student.cells[solutions:]
     for index, cell in enumerate(student.cells):
         if is_solution(cell, lang):
             match = labels.exercise.match(student.cells[index - 1].source if index else "")

@@ -14,7 +14,8 @@ where it came from in ``metadata.translation``: the English cell's ``id``, a ``h
 - ``untranslated``: copied from English by this tool and still waiting for a translator.
 
 Syncing never re-translates and never executes anything. It copies outputs and execution counts from English
-(the code is the same, so are its outputs), adds English cells that are missing as ``untranslated``, drops cells
+(the code is the same, so are its outputs; a figure's description, which ``utils.show_figure`` stores in both
+languages, is put in Chinese: ``in_language``), adds English cells that are missing as ``untranslated``, drops cells
 that English no longer has, and puts the cells in the English order. When an English code cell changed but its
 comments did not, the Chinese comments are carried over onto the new code automatically. Everything else that
 changed in English is reported as **stale**: the translator compares ``metadata.translation.source`` with the
@@ -27,6 +28,7 @@ from __future__ import annotations
 import argparse
 import copy
 import hashlib
+import html
 import io
 import re
 import sys
@@ -115,6 +117,22 @@ def mark_translated(zh_nb: Notebook, en_nb: Notebook, cell_id: str, text: str | 
     cell.metadata["translation"] = provenance(en_nb.cells[index], index, "translated")
 
 
+FIGURE_METADATA = "figure_description"
+"""Where ``utils.show_figure`` keeps a figure's description in every language (``utils.FIGURE_METADATA``)."""
+
+
+def in_language(output: Any, lang: str) -> Any:
+    """Return a copy of ``output`` as the ``lang`` edition shows it: a figure of ``utils.show_figure`` gets the
+    description in ``lang`` (from its metadata) as its alt text and plain text; any other output stays as it is."""
+    output = copy.deepcopy(output)
+    text = output.get("metadata", {}).get(FIGURE_METADATA, {}).get(lang)
+    data = output.get("data", {})
+    if text is not None and "text/html" in data:
+        data["text/plain"] = text
+        data["text/html"] = re.sub(r'alt="[^"]*"', lambda _: f'alt="{html.escape(text)}"', data["text/html"], count=1)
+    return output
+
+
 def sync(english: Path, twin: Path | None = None) -> dict[str, list[str]]:
     """Bring the Chinese twin of ``english`` (at ``twin``, by default in notebooks/zh/) in step (see the module
     docstring); return what needs translating."""
@@ -143,7 +161,7 @@ def sync(english: Path, twin: Path | None = None) -> dict[str, list[str]]:
                 zh_cell.source = with_comments(en_cell.source, comments(zh_cell.source))
                 record.update(now)
         if en_cell.cell_type == "code":
-            zh_cell.outputs = copy.deepcopy(en_cell.outputs)
+            zh_cell.outputs = [in_language(output, "zh") for output in en_cell.outputs]
             zh_cell.execution_count = en_cell.execution_count
             zh_cell.metadata = {**copy.deepcopy(en_cell.metadata), "translation": record}
         if record.get("hash") != now["hash"]:

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Strict nbval of every notebook on a second supported Python, as another x86-64 CPU with one thread
+# (tools/other_cpu.env). The main test suite runs the stored outputs on .venv's Python (3.11 in CI) at the machine's
+# own instruction set and thread count; this lane compares every output again on Python 3.13 (by default), with
+# the default ATen kernels and one thread. So every stored output is proven on two Pythons, two instruction sets
+# and two thread counts. It builds .venv-py313 with tools/setup.sh first (safe to run again).
+# Usage: bash tools/other_python.sh [notebook paths]       (default: every English notebook)
+#        OTHER_PYTHON=3.12 bash tools/other_python.sh      another version: 3.11, 3.12 or 3.13
+#        OTHER_PYTHON_BIN=/path/to/python3.13 bash ...     an interpreter that is not on PATH or in pyenv
+set -euo pipefail
+cd "$(dirname "$0")/.."
+version="${OTHER_PYTHON:-3.13}"
+python="${OTHER_PYTHON_BIN:-}"
+if [ -z "$python" ]; then
+  # python3.13 on PATH, else pyenv's (its shim fails unless that version is selected, so ask its folder directly)
+  candidates=("python$version")
+  if command -v pyenv >/dev/null; then
+    for dir in "$(pyenv root)/versions/$version"*; do candidates+=("$dir/bin/python$version"); done
+  fi
+  for candidate in "${candidates[@]}"; do
+    if "$candidate" -c 'import sys, venv' >/dev/null 2>&1; then python="$candidate"; break; fi
+  done
+fi
+if [ -z "$python" ]; then
+  echo "tools/other_python.sh: Python $version was not found, and this lane needs it (it is never skipped)." >&2
+  echo "Fix: install it (\`pyenv install $version\`, or your system's python$version package), or set" \
+       "OTHER_PYTHON_BIN to its path, or OTHER_PYTHON to another of 3.11, 3.12, 3.13 that you have." >&2
+  exit 1
+fi
+venv=".venv-py${version//./}"
+PYTHON="$python" VENV="$venv" bash tools/setup.sh
+[ "$#" -gt 0 ] || set -- notebooks/[0-9][0-9]_*.ipynb
+source tools/other_cpu.env
+echo "Python $("$venv/bin/python" -c 'import sys; print(sys.version.split()[0])'), simulated CPU:" \
+     "ATEN_CPU_CAPABILITY=$ATEN_CPU_CAPABILITY ONEDNN_MAX_CPU_ISA=$ONEDNN_MAX_CPU_ISA" \
+     "MKL_ENABLE_INSTRUCTIONS=$MKL_ENABLE_INSTRUCTIONS, $OMP_NUM_THREADS thread(s)"
+exec "$venv/bin/python" -m pytest -q "$@"
