@@ -113,7 +113,8 @@ def test_the_handout_text_fits_a_handout(edition: Path, lang: str, path: Path) -
     assert not re.search(r"try it (yourself )?first|先自己试一试", prose, re.I), "try first, before what?"
     intro = next(c.source for c in student.cells if template.LANGUAGES[lang].exercises in c.source.splitlines())
     assert student_edition.ANSWER_HERE[lang] in intro.lower()  # where to write the answer, instead
-    for span in re.findall(r"(?<!\[)`([^`\n]+/[^`\n]*)`(?!\])", prose):  # a path in a code span, not linked
+    spans = re.findall(r"(?<!\[)`((?:[^`\n]|\n(?!\n))+)`(?!\])", prose)  # code spans not linked (over a line break too)
+    for span in [s for s in spans if "/" in s and "\n" not in s]:  # ... that may name a file
         relative = span.rstrip("/")
         assert relative not in student_edition.tracked() or (edition / relative).exists(), f"{span} does not ship"
     for name in NOT_SHIPPED:
@@ -160,6 +161,10 @@ def test_a_file_that_does_not_ship_becomes_a_link_to_its_published_copy(tmp_path
         f"[the teacher's page]({student_edition.PUBLISHED}/blob/main/docs/TEACHING.md)"
     )
     kept = "`data/runs/06_cifar10/` (made by the notebook), `torch/cuda/__init__.py`, ```\nbenchmarks/RESULTS.md\n```"
+    assert link("(`python\nbenchmarks/x.py` runs it; `benchmarks/RESULTS.md`)", folder, tmp_path) == (
+        f"(`python\nbenchmarks/x.py` runs it; [`benchmarks/RESULTS.md`]({student_edition.PUBLISHED}/blob/main/"
+        "benchmarks/RESULTS.md))"
+    )  # a code span over a line break is no file name, and the spans after it still pair up
     assert link(kept, folder, tmp_path) == kept  # not a published file of the project, or inside a code block
 
 

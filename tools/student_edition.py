@@ -127,8 +127,9 @@ def handout_exercises_intro(source: str, lang: str = "en") -> str:
     )
 
 
-PIECE = re.compile(r"```.*?```|(!?\[[^\]\n]*\])\(([^)\s]+)\)|`([^`\n]+)`", re.S)
-"""A fenced block (kept as it is), a link or image (groups 1, 2), or a code span (group 3)."""
+PIECE = re.compile(r"```.*?```|(!?\[[^\]\n]*\])\(([^)\s]+)\)|`((?:[^`\n]|\n(?!\n))+)`", re.S)
+"""A fenced block (kept as it is), a link or image (groups 1, 2), or a code span (group 3; it may go on over a line
+break inside its paragraph, as in Markdown, and is then no file name)."""
 
 
 @functools.cache
@@ -167,7 +168,7 @@ def link_what_does_not_ship(markdown: str, folder: Path, shipped: Path) -> str:
                 return match.group(0)
             relative = missing((folder / target.partition("#")[0]).resolve())
             return f"{text}({published(relative)})" if relative else match.group(0)
-        relative = missing((ROOT / span).resolve()) if span and "/" in span else None
+        relative = missing((ROOT / span).resolve()) if span and "/" in span and "\n" not in span else None
         return f"[`{span}`]({published(relative)})" if relative else match.group(0)
 
     return PIECE.sub(replace, markdown)
