@@ -138,10 +138,28 @@ def hosted_service() -> str | None:
 
 def check_runtime() -> None:
     """On Colab or Kaggle without a GPU, print how to switch one on (the notebook goes on on the CPU)."""
-    how = {"Colab": "Runtime -> Change runtime type -> GPU", "Kaggle": "Settings -> Accelerator -> GPU"}
+    how = {
+        "Colab": localized("Runtime -> Change runtime type -> GPU", "代码执行程序 -> 更改运行时类型 -> GPU"),
+        "Kaggle": "Settings -> Accelerator -> GPU",
+    }
     service = hosted_service()
     if service and get_device().type == "cpu":
-        print(f"No GPU in this {service} runtime: {how[service]}, then run all cells again. Going on on the CPU.")
+        print(
+            localized(
+                f"No GPU in this {service} runtime: {how[service]}, then run all cells again. Going on on the CPU.",
+                f"这个{service}运行时没有GPU：{how[service]}，然后重新运行全部单元格。现在先在CPU上继续运行。",
+            )
+        )
+
+
+_ANSI_CODE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+"""A terminal colour or cursor code, which tools print when told to colour (ipykernel 7.4 sets FORCE_COLOR=1)."""
+
+
+def _last_line(captured: str) -> str:
+    """Return the last non-blank line of a tool's captured output, without colour codes ("" if there is none)."""
+    lines = [line.strip() for line in _ANSI_CODE.sub("", captured).splitlines() if line.strip()]
+    return lines[-1] if lines else ""
 
 
 def import_d2l() -> Any:
@@ -152,12 +170,17 @@ def import_d2l() -> Any:
         if error.name != "d2l":  # d2l is there but needs something else: say what
             raise
         pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "d2l==1.0.3"]
-        done = subprocess.run(pip, capture_output=True, text=True)
+        plain = {key: value for key, value in os.environ.items() if key != "FORCE_COLOR"}  # pip: no colour codes
+        done = subprocess.run(pip, capture_output=True, text=True, env={**plain, "NO_COLOR": "1", "TERM": "dumb"})
         if done.returncode != 0:
-            said = (done.stderr.strip().splitlines() or ["no message"])[-1]
+            said = _last_line(done.stderr) or f"pip exit status {done.returncode}"
             raise RuntimeError(
-                f"Could not install d2l ({said}). Fix: run `pip install --no-deps d2l==1.0.3` (in a notebook: "
-                "`%pip install --no-deps d2l==1.0.3`) with internet access, then run this cell again."
+                localized(
+                    f"Could not install d2l ({said}). Fix: run `pip install --no-deps d2l==1.0.3` (in a notebook: "
+                    "`%pip install --no-deps d2l==1.0.3`) with internet access, then run this cell again.",
+                    f"无法安装d2l（{said}）。解决办法：在能上网时运行`pip install --no-deps d2l==1.0.3`（在笔记本中："
+                    "`%pip install --no-deps d2l==1.0.3`），然后重新运行这个单元格。",
+                )
             ) from None
         importlib.invalidate_caches()
         from d2l import torch as d2l

@@ -122,11 +122,22 @@ class CIFARArrays(torch.utils.data.Dataset):
         return image, int(self.labels[index])
 
 
-def cifar10_unavailable_message(root: str | os.PathLike[str], error: BaseException, download: bool = True) -> str:
-    """Return what is said when real CIFAR-10 cannot be loaded: what failed, and where to get it and put it."""
+def cifar10_unavailable_message(
+    root: str | os.PathLike[str], error: BaseException, download: bool = True, lang: str = "en"
+) -> str:
+    """Return what is said when real CIFAR-10 cannot be loaded: what failed, and where to get it and put it, in
+    ``lang`` (``"en"`` or ``"zh"``)."""
     from torchvision.datasets import CIFAR10
 
     where = shown_path(root) + "/"
+    if lang == "zh":
+        action = f"把它下载到{where}" if download else f"在{where}中找到它"
+        return (
+            f"无法使用真实的CIFAR-10：torchvision没能{action}（{type(error).__name__}: {error}）。\n"
+            f"获取方法：在能上网的机器上下载{CIFAR10.url}（{CIFAR10_ARCHIVE}，170 MB；数据集的主页是"
+            f"{CIFAR10_PAGE}），把这个文件复制到{where}中。下次运行时torchvision会检查并解压它"
+            f"（那里已经解压好的{CIFAR10.base_folder}/文件夹也可以）。"
+        )
     action = "download it into" if download else "find it in"
     return (
         f"Real CIFAR-10 is not available: torchvision could not {action} {where} "
@@ -138,13 +149,14 @@ def cifar10_unavailable_message(root: str | os.PathLike[str], error: BaseExcepti
 
 
 def load_cifar10(
-    train: bool, root: str | os.PathLike[str] = DATA_DIR, download: bool = True
+    train: bool, root: str | os.PathLike[str] = DATA_DIR, download: bool = True, lang: str = "en"
 ) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Return ``(images, labels, class names)`` of the real CIFAR-10 train or test split, downloaded into ``root``.
 
     torchvision downloads the archive, verifies its checksum and unpacks it. If that fails (offline, blocked,
-    corrupt file) this raises ONE RuntimeError, ``cifar10_unavailable_message``; it never switches to other data
-    (``cifar10_datasets`` decides what happens next).
+    corrupt file) this raises ONE RuntimeError, ``cifar10_unavailable_message`` in ``lang`` (English unless asked:
+    notebook 06 shows this error, with the same output in both editions; ``cifar10_datasets`` asks for the edition's
+    language); it never switches to other data (``cifar10_datasets`` decides what happens next).
     """
     import tarfile
 
@@ -153,7 +165,7 @@ def load_cifar10(
     try:
         dataset = CIFAR10(root=str(root), train=train, download=download)
     except (OSError, RuntimeError, EOFError, tarfile.TarError) as error:
-        raise RuntimeError(cifar10_unavailable_message(root, error, download)) from None
+        raise RuntimeError(cifar10_unavailable_message(root, error, download, lang)) from None
     return dataset.data, np.asarray(dataset.targets, dtype=np.int64), list(dataset.classes)
 
 
@@ -236,7 +248,8 @@ def cifar10_datasets(
     ``root`` (downloaded there if ``download``). When it cannot be had, it prints a banner to stderr (what failed,
     where to get the archive and where to put it) and goes on with generated images of CIFAR-10's size and shape
     (50,000 + 10,000); with ``NB_STRICT_DATA=1`` it raises that RuntimeError instead. With ``NB_GENERATED_DATA=1``
-    full mode uses the generated images at once, and says so.
+    full mode uses the generated images at once, and says so. What it says is in the edition's language
+    (``utils.set_language``).
     """
     import sys
 
@@ -246,24 +259,34 @@ def cifar10_datasets(
         train_images, train_labels, test_images, test_labels = quick_cifar10(root)
         classes = generated_classes
     elif utils.env_flag(utils.GENERATED_ENV):
-        print(f"{utils.GENERATED_ENV} is set: generated CIFAR-shaped images (50,000 + 10,000), not CIFAR-10")
+        print(
+            utils.localized(
+                f"{utils.GENERATED_ENV} is set: generated CIFAR-shaped images (50,000 + 10,000), not CIFAR-10",
+                f"已设置{utils.GENERATED_ENV}：使用生成的、与CIFAR-10形状相同的图像（50,000 + 10,000张），不是CIFAR-10",
+            )
+        )
         train_images, train_labels, test_images, test_labels = quick_cifar10(root, n_train=50_000, n_test=10_000)
         classes = generated_classes
     else:
         try:
-            train_images, train_labels, classes = load_cifar10(train=True, root=root, download=download)
-            test_images, test_labels, _ = load_cifar10(train=False, root=root, download=download)
+            lang = utils.language()
+            train_images, train_labels, classes = load_cifar10(train=True, root=root, download=download, lang=lang)
+            test_images, test_labels, _ = load_cifar10(train=False, root=root, download=download, lang=lang)
         except RuntimeError as error:
-            if utils.env_flag(utils.STRICT_DATA_ENV):
-                raise RuntimeError(f"{error}\n({utils.STRICT_DATA_ENV}=1 is set, so this stops here.)") from None
+            strict = utils.STRICT_DATA_ENV
+            if utils.env_flag(strict):
+                stops = utils.localized(
+                    f"({strict}=1 is set, so this stops here.)", f"（已设置{strict}=1，所以到此停止。）"
+                )
+                raise RuntimeError(f"{error}\n{stops}") from None
             line = "!" * 100
-            print(
-                f"{line}\n{error}\nGoing on with GENERATED images of the same shape (50,000 + 10,000 images of "
-                f"ten shapes, made once), NOT CIFAR-10: every accuracy below is about them.\n(Set "
-                f"{utils.STRICT_DATA_ENV}=1 to stop here instead.)\n{line}",
-                file=sys.stderr,
-                flush=True,
+            goes_on = utils.localized(
+                "Going on with GENERATED images of the same shape (50,000 + 10,000 images of ten shapes, made once), "
+                f"NOT CIFAR-10: every accuracy below is about them.\n(Set {strict}=1 to stop here instead.)",
+                "改用形状相同的生成图像（GENERATED，十种形状共50,000 + 10,000张，只生成一次）继续运行，而不是CIFAR-10："
+                f"下面的每个准确率都是在这些图像上得到的。\n（设置{strict}=1可以让它在这里停止。）",
             )
+            print(f"{line}\n{error}\n{goes_on}\n{line}", file=sys.stderr, flush=True)
             train_images, train_labels, test_images, test_labels = quick_cifar10(root, n_train=50_000, n_test=10_000)
             classes = generated_classes
     return (

@@ -981,8 +981,11 @@ def _unanswered(found: Exercise, unanswered: list[str]) -> str:
 def _correct(found: Exercise) -> str:
     """The sentence for a right answer, pointing to the explanation where the exercise also asks why."""
     label = _say(f"Exercise {found.number}", f"练习{found.number}")
-    extra = _say(f" The question \"{found.explain_en}\" is answered in the solution at the end of the notebook.",
-                 f"问题“{found.explain_zh}”的解答在笔记本末尾的参考答案里。") if found.explain_en else ""
+    if not found.explain_en:
+        return _say(f"{label}: correct.", f"{label}：正确。")
+    extra = _say(f" The question \"{found.explain_en}\" is not for the check: answer it in words, for your teacher "
+                 "or with a classmate.",
+                 f"问题“{found.explain_zh}”不由检查判断：请用文字回答，交给老师，或和同学讨论。")
     return _say(f"{label}: correct.", f"{label}：正确。") + extra
 
 

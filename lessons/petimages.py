@@ -138,7 +138,12 @@ def get_petimages(data_dir: str | os.PathLike[str] = DATA_DIR, url: str = PETIMA
 
     data_dir = Path(data_dir)
     if utils.env_flag(utils.GENERATED_ENV):
-        print(f"{utils.GENERATED_ENV} is set: 25,000 generated PetImages-like JPEGs, not the real photos")
+        print(
+            utils.localized(
+                f"{utils.GENERATED_ENV} is set: 25,000 generated PetImages-like JPEGs, not the real photos",
+                f"已设置{utils.GENERATED_ENV}：使用25,000张生成的、类似PetImages的JPEG图片，不是真实的照片",
+            )
+        )
         return make_generated_petimages(data_dir / "petimages-generated")
     pets = data_dir / "petimages" / "PetImages"
     if pets.is_dir():
@@ -159,13 +164,13 @@ def get_petimages(data_dir: str | os.PathLike[str] = DATA_DIR, url: str = PETIMA
         if utils.env_flag(utils.STRICT_DATA_ENV):
             raise RuntimeError(message) from None
         line = "!" * 100
-        print(
-            f"{line}\n{message}\nGoing on with GENERATED look-alikes (25,000 JPEGs, made once): every result "
-            f"below is about them, not about real photos.\n(Set {utils.STRICT_DATA_ENV}=1 to stop here "
-            f"instead.)\n{line}",
-            file=sys.stderr,
-            flush=True,
+        goes_on = utils.localized(
+            "Going on with GENERATED look-alikes (25,000 JPEGs, made once): every result below is about them, not "
+            f"about real photos.\n(Set {utils.STRICT_DATA_ENV}=1 to stop here instead.)",
+            "改用生成的仿真图片（GENERATED，25,000张JPEG，只生成一次）继续运行：下面的每个结果都是关于它们的，"
+            f"而不是关于真实照片的。\n（设置{utils.STRICT_DATA_ENV}=1可以让它在这里停止。）",
         )
+        print(f"{line}\n{message}\n{goes_on}\n{line}", file=sys.stderr, flush=True)
         return make_generated_petimages(data_dir / "petimages-generated")
     shutil.rmtree(pets.parent, ignore_errors=True)
     os.replace(tmp, pets.parent)  # an interrupted extraction never looks finished
@@ -173,13 +178,19 @@ def get_petimages(data_dir: str | os.PathLike[str] = DATA_DIR, url: str = PETIMA
 
 
 def missing_petimages_message(reason: str, zip_path: str | os.PathLike[str]) -> str:
-    """Return what ``get_petimages`` says when the real photos cannot be had: what failed and how to get them."""
-    return (
+    """Return what ``get_petimages`` says when the real photos cannot be had: what failed and how to get them, in
+    the edition's language (``utils.set_language``)."""
+    return utils.localized(
         f"PetImages is not available ({reason}). To use the real photos: open {PETIMAGES_PAGE} "
         f'(Microsoft\'s download centre, "Kaggle Cats and Dogs Dataset") in a browser, download '
         f"{PETIMAGES_ZIP_NAME} ({PETIMAGES_ZIP_BYTES:,} bytes), put it at {shown_path(zip_path)} and run again. "
         f"Or run in quick mode (a small generated sample, no download): set {utils.QUICK_ENV}=1 before starting "
-        f"Jupyter, or put %env {utils.QUICK_ENV}=1 at the top of the first cell."
+        f"Jupyter, or put %env {utils.QUICK_ENV}=1 at the top of the first cell.",
+        f"无法使用PetImages（{reason}）。要使用真实的照片：在浏览器中打开{PETIMAGES_PAGE}"
+        f"（微软下载中心的“Kaggle Cats and Dogs Dataset”页面），下载{PETIMAGES_ZIP_NAME}"
+        f"（{PETIMAGES_ZIP_BYTES:,}字节），放到{shown_path(zip_path)}，然后重新运行。"
+        f"或者使用快速模式（一个小的生成样本，不需要下载）：在启动Jupyter之前设置{utils.QUICK_ENV}=1，"
+        f"或者在第一个单元格的最上面加上%env {utils.QUICK_ENV}=1。",
     )
 
 

@@ -59,14 +59,16 @@ def check_name(name: str) -> list[str]:
 
 
 def check_structure(nb: Notebook, name: str, timings: dict[str, Any], lang: str = "en") -> list[str]:
-    """Title with the notebook's number, Colab badge to itself, measured times, 'You will learn', Summary, Exercises."""
+    """Title with the notebook's number, Colab link to itself, measured times, 'You will learn', Summary, Exercises."""
     labels = template.LANGUAGES[lang]
     problems = []
     first = nb.cells[0].source if nb.cells and nb.cells[0].cell_type == "markdown" else ""
     if not re.match(rf"# {name[:2]} · \S", first):
         problems.append(f"first cell is not a title '# {name[:2]} · ...'")
-    if template.badge(name, lang) not in first:
-        problems.append("no Open-in-Colab badge pointing at this notebook in the first cell")
+    if template.colab_link(name, lang) not in first:
+        problems.append("no Open-in-Colab link pointing at this notebook in the first cell")
+    if re.search(r"!\[[^\]]*\]\(https?://", first):
+        problems.append("a remote image in the header: JupyterLab shows it broken offline (use words)")
     line = template.time_line(timings.get(name.removesuffix(".ipynb"), {}), lang)
     if line not in first:
         problems.append("the header's time line differs from notebooks/timings.json (run tools/notebook_template.py)")

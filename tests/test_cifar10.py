@@ -227,6 +227,37 @@ def test_message_shows_paths_inside_the_repo_relative() -> None:
     assert "into data/ (OSError: disk full)" in message and str(utils.ROOT) not in message
 
 
+def test_a_chinese_notebook_says_it_in_chinese(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    """zh notebooks' setup cell calls utils.set_language("zh"): the banner, the strict error and the
+    NB_GENERATED_DATA line are in Chinese; load_cifar10's own error stays English (06 shows it in both editions)."""
+    from torchvision.datasets import CIFAR10
+
+    _offline(monkeypatch)
+    asked = _fake_generated(monkeypatch)
+    monkeypatch.setattr(utils, "_language", "en")
+    utils.set_language("zh")
+    with pytest.raises(RuntimeError, match="^Real CIFAR-10 is not available"):
+        cifar10.load_cifar10(train=True, root=tmp_path)
+    cifar10.cifar10_datasets(quick=False, root=tmp_path)
+    banner = capsys.readouterr().err.split("!" * 100)[1].strip()
+    assert banner.startswith(f"无法使用真实的CIFAR-10：torchvision没能把它下载到{tmp_path}/（URLError: ")
+    assert CIFAR10.url in banner and cifar10.CIFAR10_PAGE in banner and f"复制到{tmp_path}/中" in banner
+    assert "改用形状相同的生成图像（GENERATED" in banner
+    assert f"设置{utils.STRICT_DATA_ENV}=1可以让它在这里停止" in banner
+    monkeypatch.setenv(utils.STRICT_DATA_ENV, "1")
+    with pytest.raises(RuntimeError) as caught:
+        cifar10.cifar10_datasets(quick=False, root=tmp_path)
+    assert str(caught.value).startswith("无法使用真实的CIFAR-10") and "所以到此停止" in str(caught.value)
+    assert f"没能在{tmp_path}/中找到它" in cifar10.cifar10_unavailable_message(tmp_path, OSError("x"), False, "zh")
+    monkeypatch.delenv(utils.STRICT_DATA_ENV)
+    monkeypatch.setenv(utils.GENERATED_ENV, "1")
+    cifar10.cifar10_datasets(quick=False, root=tmp_path)
+    assert capsys.readouterr().out.startswith(f"已设置{utils.GENERATED_ENV}：使用生成的")
+    assert asked == [(50_000, 10_000), (50_000, 10_000)]
+
+
 def _write_fake_cifar10(folder: Path, classes: list[str], monkeypatch: pytest.MonkeyPatch) -> np.ndarray:
     """Write 20 images in torchvision's CIFAR-10 file layout under ``folder``; return the images."""
     import torchvision.datasets.cifar

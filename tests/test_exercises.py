@@ -652,7 +652,7 @@ def test_an_answer_of_an_unforeseen_kind_is_wrong_not_an_error() -> None:
 
 def test_explanations_are_pointed_to(capsys: pytest.CaptureFixture) -> None:
     exercises.check("03", 3, 3456)
-    assert "\"Why is a lazy layer handy here?\" is answered in the solution" in capsys.readouterr().out
+    assert "\"Why is a lazy layer handy here?\" is not for the check: answer it in words" in capsys.readouterr().out
 
 
 def test_hint(capsys: pytest.CaptureFixture) -> None:
@@ -681,7 +681,7 @@ def test_chinese_messages(capsys: pytest.CaptureFixture) -> None:
     assert lines[1] == ("练习1：还不对。`module_device(nn.ReLU())`返回了cpu；没有参数也没有缓冲区的模块没有设备："
                         "应返回`None`。")
     assert lines[2] == "练习1：正确。"
-    assert lines[3].startswith("练习3：正确。问题“为什么这里用延迟初始化的层很方便？”的解答在笔记本末尾")
+    assert lines[3].startswith("练习3：正确。问题“为什么这里用延迟初始化的层很方便？”不由检查判断：请用文字回答")
     assert lines[4].startswith("练习1的提示：")
 
 

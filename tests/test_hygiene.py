@@ -36,7 +36,7 @@ TIMINGS = {"01_devices": {"quick/cpu": {"seconds": 12.3, "machine": "a 2-core CP
 
 
 def good_notebook() -> nbformat.NotebookNode:
-    title = f"# 01 · Devices\n\n{template.badge(NAME)}\n\n{template.time_line(TIMINGS['01_devices'])}"
+    title = f"# 01 · Devices\n\n{template.colab_link(NAME)}\n\n{template.time_line(TIMINGS['01_devices'])}"
     stdout = nbformat.v4.new_output("stream", name="stdout", text="cpu\n")
     printed = lambda text: [nbformat.v4.new_output("stream", name="stdout", text=text)]  # noqa: E731
     solution = nbformat.v4.new_code_cell("# Solution: exercise 1\nanswer = 1", execution_count=8)
@@ -86,8 +86,15 @@ def _add_output(output: dict) -> Callable[[dict], None]:
 BAD = {
     "no title": _set("cells/0/source", "Devices"),
     "wrong title number": _set("cells/0/source", "# 02 · Devices"),
-    "no badge": _set("cells/0/source", "# 01 · Devices\n\n" + template.time_line(TIMINGS["01_devices"])),
-    "time line not from timings": _set("cells/0/source", f"# 01 · Devices\n\n{template.badge(NAME)}\n\n**Time:** 5 s"),
+    "no Colab link": _set("cells/0/source", "# 01 · Devices\n\n" + template.time_line(TIMINGS["01_devices"])),
+    "time line not from timings": _set(
+        "cells/0/source", f"# 01 · Devices\n\n{template.colab_link(NAME)}\n\n**Time:** 5 s"
+    ),
+    "a remote badge image, broken offline": _set(
+        "cells/0/source",
+        f"# 01 · Devices\n\n{template.colab_link(NAME)} {template.badge(NAME)}\n\n"
+        + template.time_line(TIMINGS["01_devices"]),
+    ),
     "no you-will-learn": _set("cells/1/source", "Intro"),
     "no summary": _set("cells/8/source", "## Exercises"),
     "setup cell differs": _set("cells/2/source", template.SETUP_CELL.replace("--depth", "--depth=1")),
@@ -158,7 +165,7 @@ def test_chinese_notebook_with_checks_passes(tmp_path: Path) -> None:
     nb = good_notebook()
     zh = template.LANGUAGES["zh"]
     line = template.time_line(TIMINGS["01_devices"], "zh")
-    nb.cells[0].source = f"# 01 · 设备\n\n{template.badge(NAME, 'zh')}\n\n{line}"
+    nb.cells[0].source = f"# 01 · 设备\n\n{template.colab_link(NAME, 'zh')}\n\n{line}"
     nb.cells[1].source = "你将学到：\n- 东西"
     nb.cells[2].source = zh.setup_cell
     nb.cells[7].source, nb.cells[8].source = "## 进阶\n\n选学。", "## 小结\n\n## 练习"

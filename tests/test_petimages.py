@@ -780,6 +780,30 @@ def test_benchmark_smoke(capsys: pytest.CaptureFixture) -> None:
     assert ("OpenCV is not installed" in capsys.readouterr().out) != has_cv2  # ... with a message
 
 
+def test_a_chinese_notebook_says_it_in_chinese(data_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    """zh notebooks' setup cell calls utils.set_language("zh"): the banner, the strict error and the
+    NB_GENERATED_DATA line are in Chinese, with the same page, size, folder and switches."""
+    _offline(data_env)
+    calls = _fake_generated(data_env)
+    data_env.setattr(utils, "_language", "en")
+    utils.set_language("zh")
+    data_dir = utils.DATA_DIR / "offline_test_never_created"
+    petimages.get_petimages(data_dir)
+    err = capsys.readouterr().err
+    assert "无法使用PetImages（Network is unreachable）。" in err and petimages.PETIMAGES_PAGE in err
+    assert "放到data/offline_test_never_created/kagglecatsanddogs_5340.zip" in err and "824,887,076字节" in err
+    assert f"设置{utils.QUICK_ENV}=1" in err and f"%env {utils.QUICK_ENV}=1" in err
+    assert "改用生成的仿真图片（GENERATED" in err and f"设置{utils.STRICT_DATA_ENV}=1可以让它在这里停止" in err
+    data_env.setenv(utils.STRICT_DATA_ENV, "1")
+    with pytest.raises(RuntimeError, match="^无法使用PetImages（Network is unreachable）。"):
+        petimages.get_petimages(data_dir)
+    data_env.delenv(utils.STRICT_DATA_ENV)
+    data_env.setenv(utils.GENERATED_ENV, "1")
+    petimages.get_petimages(data_dir)
+    assert capsys.readouterr().out.startswith(f"已设置{utils.GENERATED_ENV}：使用25,000张生成的")
+    assert len(calls) == 2 and not data_dir.exists()
+
+
 @pytest.mark.filterwarnings(FORK_WARNING)
 def test_benchmark_draft_rows_really_decode_without_draft(tmp_path: Path) -> None:
     path = ROOT / "benchmarks" / "petimages_preprocess.py"

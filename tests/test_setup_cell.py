@@ -1,11 +1,22 @@
 """The setup cell every notebook starts with: it finds the project, downloads it when a notebook is opened on its
-own (Colab, Kaggle), and when that fails it stops with a message that says what failed and how to fix it."""
+own (Colab, Kaggle), and when that fails it stops with a message that says what failed and how to fix it, in the
+edition's language and for the front end it runs in.
+
+The network cases run against servers on this machine, never the internet: git is pointed at them with
+``url.<server>.insteadOf`` (git's own setting), and ``NB_CLONE_TIMEOUT`` (``template.CLONE_TIMEOUT_ENV``) shortens
+the 30 seconds the cell gives git, so that no test waits that long.
+"""
 
 from __future__ import annotations
 
 import os
+import signal
+import socket
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,14 +25,31 @@ from tools import notebook_template as template
 
 ROOT = Path(__file__).resolve().parents[1]
 REPO_URL = f"https://github.com/{template.REPO}"
+FOLDER, ZIP_FOLDER = template.FOLDERS
+TIMEOUT = 3
+"""Seconds the tests give git (``NB_CLONE_TIMEOUT``) where the server never answers."""
+HOSTED = ("COLAB_RELEASE_TAG", "KAGGLE_KERNEL_RUN_TYPE")
 
 
-def run_setup_cell(cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    """Run the setup cell as a plain Python program in ``cwd`` (it uses no IPython magics)."""
-    return subprocess.run(
-        [sys.executable, "-c", template.SETUP_CELL], cwd=cwd, env={**os.environ, **env},
-        capture_output=True, text=True, timeout=300,
+def setup_cell_process(cwd: Path, lang: str = "en", code: str = "", **env: str) -> subprocess.Popen[str]:
+    """Start the setup cell of edition ``lang`` (or ``code``) as a plain Python program in ``cwd`` (it uses no
+    IPython magics), with ipykernel 7.4's FORCE_COLOR=1 and outside Colab and Kaggle unless ``env`` says otherwise."""
+    base = {key: value for key, value in os.environ.items() if key not in HOSTED}
+    return subprocess.Popen(
+        [sys.executable, "-c", code or template.setup_cell(lang)],
+        cwd=cwd,
+        env={**base, "FORCE_COLOR": "1", **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
+
+
+def run_setup_cell(cwd: Path, lang: str = "en", code: str = "", **env: str) -> subprocess.CompletedProcess[str]:
+    """Run the setup cell (see ``setup_cell_process``) to the end; return what it did."""
+    process = setup_cell_process(cwd, lang, code, **env)
+    out, err = process.communicate(timeout=300)
+    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
 
 
 def git_redirect(target: str) -> dict[str, str]:
@@ -29,32 +57,148 @@ def git_redirect(target: str) -> dict[str, str]:
     return {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": f"url.{target}.insteadOf", "GIT_CONFIG_VALUE_0": REPO_URL}
 
 
-def test_inside_the_project_it_only_finds_utils() -> None:
-    done = run_setup_cell(ROOT / "notebooks")
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == ""  # nothing to say in JupyterLab or under the tests
+def error_line(done: subprocess.CompletedProcess[str]) -> str:
+    """Return the last line of the cell's traceback, which is what a student reads: ``RuntimeError: ...``."""
+    assert done.returncode != 0, done.stdout
+    return done.stderr.strip().splitlines()[-1]
 
 
-def test_a_failed_download_says_what_failed_and_the_fix(tmp_path: Path) -> None:
-    done = run_setup_cell(tmp_path, **git_redirect(str(tmp_path / "no-such-repository")))
-    assert done.returncode != 0
-    last = done.stderr.strip().splitlines()[-1]
-    assert last.startswith(f"RuntimeError: Could not download {REPO_URL} (")
-    assert "Fix: turn on the runtime's internet access" in last and "run this cell again" in last
-    assert "StopIteration" not in done.stderr
+def leftovers(folder: Path) -> list[str]:
+    """Return what the cell left in ``folder``."""
+    return sorted(p.name for p in folder.iterdir())
+
+
+@pytest.fixture
+def refused_url() -> str:
+    """The address of a local port where nothing listens: every connection is refused at once."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"https://127.0.0.1:{port}/project"
+
+
+class SilentServer:
+    """A local TCP server that accepts every connection and never answers (a firewall that drops the replies):
+    git's TLS handshake waits for it for 300 s. Records whether each client hung up."""
+
+    def __init__(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"https://127.0.0.1:{self.listener.getsockname()[1]}/project"
+        self.accepted = threading.Event()
+        self.hung_up = threading.Event()
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        connection, _ = self.listener.accept()
+        self.accepted.set()
+        with connection:
+            connection.settimeout(120)
+            try:
+                while connection.recv(4096):  # the client's hello, never answered, until the client is gone
+                    pass
+            except OSError:
+                return
+            self.hung_up.set()
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+@pytest.fixture
+def silent_server() -> Iterator[SilentServer]:
+    server = SilentServer()
+    yield server
+    server.close()
+
+
+def test_inside_the_project_it_finds_utils_and_sets_the_editions_language() -> None:
+    check = "\nprint(utils.language())"
+    english = run_setup_cell(ROOT / "notebooks", code=template.SETUP_CELL + check)
+    assert english.stdout == "en\n" and english.stderr == ""  # nothing to say in JupyterLab or under the tests
+    on_colab = {"COLAB_RELEASE_TAG": "test", "CUDA_VISIBLE_DEVICES": ""}
+    chinese = run_setup_cell(ROOT / "notebooks" / "zh", code=template.SETUP_CELL_ZH + check, **on_colab)
+    assert chinese.stdout == (  # the no-GPU line (tests/test_utils.py has it in English), in Chinese
+        "这个Colab运行时没有GPU：代码执行程序 -> 更改运行时类型 -> GPU，然后重新运行全部单元格。"
+        "现在先在CPU上继续运行。\nzh\n"
+    )
+    assert chinese.stderr == ""
+
+
+def test_a_refused_download_says_what_failed_and_the_fix(tmp_path: Path, refused_url: str) -> None:
+    done = run_setup_cell(tmp_path, **git_redirect(refused_url))
+    last = error_line(done)
+    assert last.startswith(f"RuntimeError: Could not download {REPO_URL} (fatal: unable to access ")
+    assert "127.0.0.1" in last and "). Fix: put the project's folder, " in last  # git's words for the refusal
+    assert f"{FOLDER} (a clone) or {ZIP_FOLDER} (GitHub's zip, unpacked), beside this notebook: {tmp_path}" in last
+    assert last.endswith("; then run this cell again.")
+    assert "\x1b" not in done.stderr and "StopIteration" not in done.stderr  # no colour codes, one clear error
+    assert leftovers(tmp_path) == []  # nothing half-done in the way of the next try
+
+
+def test_the_advice_fits_the_front_end_and_the_language(tmp_path: Path, refused_url: str) -> None:
+    redirect = git_redirect(refused_url)
+    colab = error_line(run_setup_cell(tmp_path, COLAB_RELEASE_TAG="test", **redirect))
+    assert colab.endswith(
+        "Fix: check the network, or upload the project's zip from GitHub with the Files pane and "
+        f"!unzip -q {ZIP_FOLDER}.zip; then run this cell again."
+    )
+    kaggle = error_line(run_setup_cell(tmp_path, KAGGLE_KERNEL_RUN_TYPE="Interactive", **redirect))
+    assert kaggle.endswith("Fix: switch on Settings -> Internet for this notebook; then run this cell again.")
+    chinese = error_line(run_setup_cell(tmp_path, "zh", **redirect))
+    assert chinese.startswith(f"RuntimeError: 无法下载{REPO_URL}（fatal: unable to access ")
+    assert f"解决办法：把项目的文件夹{FOLDER}（git clone得到的）或{ZIP_FOLDER}" in chinese
+    assert f"放到这个笔记本旁边：{tmp_path}；然后重新运行这个单元格。" in chinese
+    chinese_colab = error_line(run_setup_cell(tmp_path, "zh", COLAB_RELEASE_TAG="test", **redirect))
+    assert f"用“文件”面板上传项目在GitHub上的zip压缩包，再运行!unzip -q {ZIP_FOLDER}.zip" in chinese_colab
+    assert leftovers(tmp_path) == []
+
+
+def test_a_silent_network_gives_up_in_time_and_ends_git(tmp_path: Path, silent_server: SilentServer) -> None:
+    start = time.monotonic()
+    done = run_setup_cell(tmp_path, NB_CLONE_TIMEOUT=str(TIMEOUT), **git_redirect(silent_server.url))
+    seconds = time.monotonic() - start
+    assert silent_server.accepted.is_set()  # git did reach the server and waited for it
+    assert error_line(done).startswith(f"RuntimeError: Could not download {REPO_URL} (no answer within {TIMEOUT} s).")
+    assert seconds < TIMEOUT + 20, seconds  # git alone would wait 300 s
+    assert silent_server.hung_up.wait(10)  # git's helper that held the connection is gone too, not left waiting
+    assert leftovers(tmp_path) == []
+    chinese = run_setup_cell(tmp_path, "zh", NB_CLONE_TIMEOUT="0.5", **git_redirect(silent_server.url))
+    assert f"（{0.5:g}秒内没有应答）" in error_line(chinese)
 
 
 @pytest.mark.skipif(not (ROOT / ".git").exists(), reason="needs the project as a git repository to clone from")
-def test_opened_alone_it_downloads_the_project_once(tmp_path: Path) -> None:
-    env = git_redirect(ROOT.as_uri())
-    first = run_setup_cell(tmp_path, **env)
-    assert first.returncode == 0, first.stderr
-    assert (tmp_path / template.REPO.split("/")[1] / "utils.py").is_file()
-    again = run_setup_cell(tmp_path, **git_redirect(str(tmp_path / "offline")))  # already there: no download
+def test_an_interrupted_download_never_blocks_the_next_try_which_downloads_the_project_once(
+    tmp_path: Path, silent_server: SilentServer, refused_url: str
+) -> None:
+    stopped = setup_cell_process(tmp_path, **git_redirect(silent_server.url))
+    assert silent_server.accepted.wait(60)  # git is waiting for the server
+    assert [p for p in leftovers(tmp_path) if p.startswith(f".{FOLDER}-")]  # the clone's folder, renamed when whole
+    stopped.send_signal(signal.SIGINT)  # what JupyterLab's stop button does: KeyboardInterrupt in the cell
+    _, err = stopped.communicate(timeout=60)
+    assert "KeyboardInterrupt" in err
+    assert silent_server.hung_up.wait(10) and leftovers(tmp_path) == []  # git ended, its folder removed
+    killed_kernel = tmp_path / f".{FOLDER}-abc123"  # a kernel killed mid-clone leaves its partial clone ...
+    (killed_kernel / ".git" / "objects").mkdir(parents=True)
+    done = run_setup_cell(tmp_path, **git_redirect(ROOT.as_uri()))
+    assert done.returncode == 0, done.stderr  # ... which is not in the way: each try clones into a new folder
+    assert leftovers(tmp_path) == [killed_kernel.name, FOLDER] and (tmp_path / FOLDER / "utils.py").is_file()
+    again = run_setup_cell(tmp_path, **git_redirect(refused_url))  # already there: no download
     assert again.returncode == 0, again.stderr
 
 
-def test_on_colab_without_a_gpu_it_says_how_to_get_one(tmp_path: Path) -> None:
-    done = run_setup_cell(ROOT / "notebooks", COLAB_RELEASE_TAG="test", CUDA_VISIBLE_DEVICES="")
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.count("Runtime -> Change runtime type -> GPU") == 1
+def test_a_folder_in_the_way_is_named(tmp_path: Path, refused_url: str) -> None:
+    (tmp_path / FOLDER / ".git").mkdir(parents=True)  # a clone that an older setup cell left half-done
+    last = error_line(run_setup_cell(tmp_path, **git_redirect(refused_url)))
+    assert last == (
+        f"RuntimeError: {tmp_path / FOLDER} is there but holds no utils.py: delete or rename it, then run this cell "
+        "again."
+    )
+    assert leftovers(tmp_path) == [FOLDER]
+
+
+def test_githubs_zip_beside_the_notebook_is_found(tmp_path: Path, refused_url: str) -> None:
+    unpacked = tmp_path / ZIP_FOLDER
+    unpacked.mkdir()
+    (unpacked / "utils.py").write_text((ROOT / "utils.py").read_text(encoding="utf-8"), encoding="utf-8")
+    done = run_setup_cell(tmp_path, code=template.SETUP_CELL + "\nprint(utils.ROOT.name)", **git_redirect(refused_url))
+    assert done.stdout == f"{ZIP_FOLDER}\n", done.stderr  # found beside the notebook, nothing downloaded

@@ -1,32 +1,45 @@
-"""The student edition: a self-contained handout, no solution leaks, and it runs.
+"""The student edition: a self-contained handout, no solution leaks, its text fits a handout, and it sets itself up.
 
-Why executing one kernel is enough: ``hygiene.check_exercises`` (run on every notebook by test_hygiene.py) proves
-that every solution comes after every other code cell and that no other cell reads a name only a solution defines
-(with a ``## Solutions`` section: that it is the last section and holds only solutions and their checks), and the
-first test below proves that the student notebooks keep every other cell exactly. So a student notebook runs
-exactly the cells strict nbval runs, in the same order, less the solutions (plus empty cells, in the old
-structure). What that cannot prove is that the
-handout is self-contained: the last test runs every notebook's setup and import cells from a copy of the handout
-outside the project, where only the handout's own ``utils.py`` and ``lessons/`` can be found.
+Why executing the lessons once is enough: ``hygiene.check_exercises`` (run on every notebook by test_hygiene.py)
+proves that every solution comes after every other code cell and that no other cell reads a name only a solution
+defines (with a ``## Solutions`` section: that it is the last section and holds only solutions and their checks),
+and the first test below proves that the student notebooks keep every other code cell exactly. So a student
+notebook runs exactly the cells strict nbval runs, in the same order, less the solutions (plus empty cells, in the
+old structure). What that cannot prove is that the handout works on its own: the last test unzips it into an empty
+folder, runs its README's command there (its own setup script builds a fresh ``.venv``, reusing the package cache;
+then ``jupyter lab`` starts and serves the lessons), and runs every notebook's setup and import cells with the
+handout's own kernel, where only the handout's ``utils.py`` and ``lessons/`` can be found.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
+import signal
+import socket
+import subprocess
+import sys
 import tempfile
+import time
+import urllib.request
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
 import utils
+from tools import notebook_template as template
 from tools import student_edition
 
 NOTEBOOKS = sorted((utils.ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+BOTH = [(lang, path) for lang, labels in template.LANGUAGES.items() for path in sorted(labels.folder.glob("*.ipynb"))]
+PUBLISHED = re.escape(student_edition.PUBLISHED)
+PUBLISHED_LINK = re.compile(r"\[(`[^`\n]+`)\]\(" + PUBLISHED + r"/(?:blob|tree)/main/[^)]+\)")
+NOT_SHIPPED = ["benchmarks/RESULTS.md", "tools/run_notebooks.py", "notebooks/timings.json"]
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +49,23 @@ def edition() -> Iterator[Path]:
     student_edition.write_edition(parent / "student")
     yield parent / "student"
     shutil.rmtree(parent, ignore_errors=True)
+
+
+def unlinked(markdown: str) -> str:
+    """Return handout markdown with each link to a published copy turned back into the code span it was."""
+    return PUBLISHED_LINK.sub(r"\1", markdown)
+
+
+def assert_kept(before: nbformat.NotebookNode, after: nbformat.NotebookNode) -> None:
+    """A cell the handout keeps: code and stored outputs unchanged; prose unchanged but for links to published
+    copies, for the paragraph under "Exercises" and the exercises' clauses about the solutions
+    (test_sentences_about_solutions_are_rewritten)."""
+    if before.cell_type == "code":
+        assert after == before
+    elif template.LANGUAGES["en"].exercise.match(before.source):  # an exercise: its clauses about the solution go
+        assert unlinked(after.source) == student_edition.handout_exercise_text(before.source)
+    elif template.LANGUAGES["en"].exercises not in before.source.splitlines():
+        assert unlinked(after.source) == before.source
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
@@ -51,7 +81,9 @@ def test_no_solution_leaks_and_everything_else_is_kept(edition: Path, path: Path
         text = nbformat.writes(student)
         for line in unique:
             assert line not in text, f"solution line leaks: {line!r}"
-        assert student.cells[1:] == full.cells[1:heading]  # prose, answer cells, checks and outputs unchanged
+        assert len(student.cells) == heading
+        for before, after in zip(full.cells[1:heading], student.cells[1:], strict=True):
+            assert_kept(before, after)  # answer cells, checks and outputs unchanged; prose but for links
         assert "colab.research.google.com/github" not in student.cells[0].source
         return
     assert len(student.cells) == len(full.cells)
@@ -70,16 +102,100 @@ def test_no_solution_leaks_and_everything_else_is_kept(edition: Path, path: Path
             number += 1  # hygiene.check_exercises: exercise N is the N-th, directly above its solution
             assert after.source == f"# Exercise {number} — your solution\n" and not after.outputs
         elif before is not full.cells[0]:
-            assert after == before  # prose, code and stored outputs unchanged
+            assert_kept(before, after)
     assert "colab.research.google.com/github" not in student.cells[0].source
 
 
+@pytest.mark.parametrize(("lang", "path"), BOTH, ids=[f"{lang}-{p.name}" for lang, p in BOTH])
+def test_the_handout_text_fits_a_handout(edition: Path, lang: str, path: Path) -> None:
+    """No word about solutions that are gone; every project file it names ships, or is linked where published."""
+    folder = edition / template.LANGUAGES[lang].folder.relative_to(utils.ROOT)
+    student = nbformat.read(folder / path.name, as_version=4)
+    prose = "\n".join(c.source for c in student.cells if c.cell_type == "markdown")
+    assert not student_edition.ABOUT_SOLUTIONS[lang].search(prose), "mentions the solutions"
+    assert not re.search(r"try it (yourself )?first|先自己试一试", prose, re.I), "try first, before what?"
+    intro = next(c.source for c in student.cells if template.LANGUAGES[lang].exercises in c.source.splitlines())
+    assert student_edition.ANSWER_HERE[lang] in intro.lower()  # where to write the answer, instead
+    spans = re.findall(r"(?<!\[)`((?:[^`\n]|\n(?!\n))+)`(?!\])", prose)  # code spans not linked (over a line break too)
+    for span in [s for s in spans if "/" in s and "\n" not in s]:  # ... that may name a file
+        relative = span.rstrip("/")
+        assert relative not in student_edition.tracked() or (edition / relative).exists(), f"{span} does not ship"
+    for name in NOT_SHIPPED:
+        assert f"`{name}`" not in unlinked(prose) or f"[`{name}`]({student_edition.published(name)})" in prose
+    for target in re.findall(r"(?<!!)\[[^\]\n]*\]\(([^)\s#]+)", prose):
+        assert "://" in target or (folder / target).exists(), f"a link to {target}, which is not in the handout"
+
+
+def test_the_handout_text_has_something_to_fix() -> None:
+    """The rewriting above is needed: the project's notebooks point at collapsed solutions and at files that do
+    not ship (if they stop doing so, the rewriting can go)."""
+    texts = {lang: "" for lang in template.LANGUAGES}
+    for lang, path in BOTH:
+        texts[lang] += "\n".join(c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "markdown")
+    assert all(student_edition.ABOUT_SOLUTIONS[lang].search(text) for lang, text in texts.items())
+    assert all(f"`{name}`" in texts["en"] for name in NOT_SHIPPED)
+
+
+def test_sentences_about_solutions_are_rewritten() -> None:
+    rewrite = student_edition.handout_exercises_intro
+    assert rewrite("## Exercises\n\nEach exercise has a solution cell below it, collapsed; try it yourself first.") == (
+        "## Exercises\n\nWrite your answer in the cell below each exercise."
+    )
+    assert rewrite(
+        "## Exercises\n\nEach exercise needs only the core sections (the last question of Exercise 2 builds on\n"
+        "Going deeper); its solution is in the collapsed cell below it.\n\nA second paragraph."
+    ) == (
+        "## Exercises\n\nEach exercise needs only the core sections (the last question of Exercise 2 builds on Going "
+        "deeper); write your answer in the cell below each exercise.\n\nA second paragraph."
+    )
+    assert rewrite(
+        "## Exercises\n\nEach exercise needs only the core sections. Under each one, run the check below it. The\n"
+        "solutions are in the last section, after all the exercises; try first."
+    ) == (
+        "## Exercises\n\nEach exercise needs only the core sections. Under each one, run the check below it. Write "
+        "your answer in the cell below each exercise."
+    )
+    exercise = student_edition.handout_exercise_text
+    assert exercise(
+        "**Exercise 2.** Why?\n\nRun the check; `exercises.hint(\"02\", 2)` prints a hint. The *why* is not for the\n"
+        "check: write it down for your teacher; the solution at the end of the notebook answers it."
+    ) == (
+        "**Exercise 2.** Why?\n\nRun the check; `exercises.hint(\"02\", 2)` prints a hint. The *why* is not for the "
+        "check: write it down for your teacher."
+    )
+    zh = "**练习2**：为什么？\n\n运行检查；`exercises.hint(\"02\", 2)`会给出提示。可以写下来交给老师"
+    assert exercise(zh + "；笔记本末尾的参考答案里有解答。", "zh") == zh + "。"
+    assert rewrite("## 练习\n\n每道练习只需要核心部分的内容；参考答案在它下面折叠起来的单元格里。", "zh") == (
+        "## 练习\n\n每道练习只需要核心部分的内容；在每道练习下面的单元格里写你的答案。"
+    )
+
+
+def test_a_file_that_does_not_ship_becomes_a_link_to_its_published_copy(tmp_path: Path) -> None:
+    (tmp_path / "utils.py").write_text("")
+    folder = utils.ROOT / "notebooks"
+    link = student_edition.link_what_does_not_ship
+    assert link("See `benchmarks/RESULTS.md` and `utils.py`.", folder, tmp_path) == (
+        f"See [`benchmarks/RESULTS.md`]({student_edition.PUBLISHED}/blob/main/benchmarks/RESULTS.md) and `utils.py`."
+    )
+    assert link("[the teacher's page](../docs/TEACHING.md#x)", folder, tmp_path) == (
+        f"[the teacher's page]({student_edition.PUBLISHED}/blob/main/docs/TEACHING.md)"
+    )
+    kept = "`data/runs/06_cifar10/` (made by the notebook), `torch/cuda/__init__.py`, ```\nbenchmarks/RESULTS.md\n```"
+    assert link("(`python\nbenchmarks/x.py` runs it; `benchmarks/RESULTS.md`)", folder, tmp_path) == (
+        f"(`python\nbenchmarks/x.py` runs it; [`benchmarks/RESULTS.md`]({student_edition.PUBLISHED}/blob/main/"
+        "benchmarks/RESULTS.md))"
+    )  # a code span over a line break is no file name, and the spans after it still pair up
+    assert link(kept, folder, tmp_path) == kept  # not a published file of the project, or inside a code block
+
+
 def test_handout_holds_what_the_lessons_need(edition: Path) -> None:
-    for name in student_edition.HANDOUT + ["README.md", "notebooks/assets"]:
+    for name in student_edition.HANDOUT + ["README.md", "notebooks/assets", "tools/installer.sh"]:
         assert (edition / name).exists(), name
     lessons = {p.name for p in (utils.ROOT / "lessons").glob("*.py")}
     assert {p.name for p in (edition / "lessons").glob("*.py")} == lessons
     assert not (edition / "notebooks" / "timings.json").exists() and not (edition / "tests").exists()
+    readme = (edition / "README.md").read_text(encoding="utf-8")
+    assert "Python 3.11-3.13" in readme and "--allow-root" in readme and "solution" not in readme
 
 
 def test_handout_requirements_leave_out_nbgrader(edition: Path) -> None:
@@ -90,20 +206,6 @@ def test_handout_requirements_leave_out_nbgrader(edition: Path) -> None:
     assert "nbgrader" in full and "nbgrader" not in handout.lower()
     assert [line for line in full.splitlines() if "nbgrader" not in line] == handout.splitlines()
     assert student_edition.students_requirements("torch==2.15.0\nNBGrader[docs]>=0.9  # x\n") == "torch==2.15.0\n"
-
-
-def test_handout_notebooks_find_their_code_inside_the_handout(edition: Path) -> None:
-    """Every notebook's setup cell and import cell, run in one kernel started in the handout's notebooks/ folder."""
-    cells = []
-    for path in sorted((edition / "notebooks").glob("*.ipynb")):
-        code = [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
-        cells += [code[0], code[1]]  # the shared setup cell, then the lesson's imports
-    cells.append(nbformat.v4.new_code_cell("print(utils.ROOT.name, utils.ROOT.parent == ROOT.parent)"))
-    nb = nbformat.v4.new_notebook(cells=cells)
-    os.environ[utils.QUICK_ENV] = "1"
-    where = {"metadata": {"path": str(edition / "notebooks")}}
-    NotebookClient(nb, timeout=300, kernel_name="python3", resources=where).execute()
-    assert nb.cells[-1].outputs[0]["text"] == "student True\n"  # the handout's utils.py, not the project's
 
 
 def test_zip_holds_the_folder(tmp_path: Path) -> None:
@@ -124,7 +226,7 @@ def test_student_version_replaces_solution_code_and_output() -> None:
     name = "01_devices.ipynb"
     nb = nbformat.v4.new_notebook(
         cells=[
-            nbformat.v4.new_markdown_cell(f"# 01 · Devices\n\n{student_edition.template.badge(name)}\n\nText"),
+            nbformat.v4.new_markdown_cell(f"# 01 · Devices\n\n{template.colab_link(name)}\n\nText"),
             nbformat.v4.new_code_cell("print(1)", execution_count=1),
             nbformat.v4.new_markdown_cell("## Exercises"),
             nbformat.v4.new_markdown_cell("**Exercise 1.** Print the answer."),
@@ -144,16 +246,20 @@ def test_student_version_drops_the_solutions_section() -> None:
     name = "02_placement_checks.ipynb"
     nb = nbformat.v4.new_notebook(
         cells=[
-            nbformat.v4.new_markdown_cell(f"# 02 · Placement\n\n{student_edition.template.badge(name)}"),
+            nbformat.v4.new_markdown_cell(f"# 02 · Placement\n\n{template.colab_link(name)}"),
             nbformat.v4.new_markdown_cell("## Exercises"),
             nbformat.v4.new_markdown_cell("**Exercise 1.** Give the answer."),
             nbformat.v4.new_code_cell("# Exercise 1: your answer\nanswer = None", execution_count=1),
-            nbformat.v4.new_code_cell('exercises.check("02", 1, answer)', execution_count=2,
-                                      outputs=printed("Exercise 1: not answered yet\n")),
+            nbformat.v4.new_code_cell(
+                'exercises.check("02", 1, answer)', execution_count=2, outputs=printed("Exercise 1: not answered yet\n")
+            ),
             nbformat.v4.new_markdown_cell("## Solutions"),
             nbformat.v4.new_code_cell("# Solution: exercise 1\nanswer = 42", execution_count=3),
-            nbformat.v4.new_code_cell('exercises.check("02", 1, answer, strict=True)', execution_count=4,
-                                      outputs=printed("Exercise 1: correct.\n")),
+            nbformat.v4.new_code_cell(
+                'exercises.check("02", 1, answer, strict=True)',
+                execution_count=4,
+                outputs=printed("Exercise 1: correct.\n"),
+            ),
             nbformat.v4.new_markdown_cell("Why 42: the question was wrong."),
         ]
     )
@@ -162,3 +268,109 @@ def test_student_version_drops_the_solutions_section() -> None:
     written = nbformat.writes(student)  # (not a bare "42": random cell ids may contain it)
     assert "answer = 42" not in written and "Why 42" not in written and "correct." not in written
     assert student.cells[0].source == "# 02 · Placement\n"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _get(url: str, token: str) -> tuple[int, bytes]:
+    request = urllib.request.Request(url, headers={"Authorization": f"token {token}"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return response.status, response.read()
+
+
+def test_the_handout_sets_itself_up_from_its_zip_and_opens(tmp_path: Path) -> None:
+    """Unzipped into an empty folder, the README's own command builds the handout's ``.venv`` with its own setup
+    script (a fresh one: only the package cache is reused) and starts JupyterLab, which serves the lessons with the
+    handout's kernel; with that kernel, every notebook's setup and import cells run in one kernel."""
+    student_edition.main(["--out", str(tmp_path / "made" / "student"), "--zip"])
+    classroom = tmp_path / "classroom"
+    classroom.mkdir()
+    with zipfile.ZipFile(tmp_path / "made" / "student.zip") as archive:
+        archive.extractall(classroom)
+    handout = classroom / "student"
+    assert not (handout / ".venv").exists()
+    readme = (handout / "README.md").read_text(encoding="utf-8")
+    command = re.search(r"```bash\n\s*(.+?)\n\s*```", readme).group(1)  # the README's command, as a student copies it
+    setup, open_lab = command.split(" && ")
+    # a student's shell: no virtual environment active, no Jupyter settings, no VENV for setup.sh (another folder)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "JUPYTER")) and k != "VENV"}
+    env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if not p.startswith(sys.prefix))
+    start = time.monotonic()
+    done = subprocess.run(["bash", "-c", setup], cwd=handout, env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    print(f"the handout's setup took {time.monotonic() - start:.0f} s")  # pytest -s shows it
+    python = handout / ".venv" / "bin" / "python"
+    assert python.is_file() and Path(sys.prefix).resolve() != python.parent.parent.resolve()
+
+    # `jupyter lab` as the README says, configured the way a user's own config would (a port, a token, no browser;
+    # as root, which containers and CI are, JupyterLab refuses to start without allow_root: the README says so)
+    port, token = _free_port(), "handout-test"
+    config = tmp_path / "jupyter-config"
+    config.mkdir()
+    server = {
+        "ServerApp": {"port": port, "port_retries": 0, "ip": "127.0.0.1", "open_browser": False, "allow_root": True},
+        "IdentityProvider": {"token": token},
+    }
+    (config / "jupyter_server_config.json").write_text(json.dumps(server))
+    lab_env = {
+        **env,
+        "JUPYTER_CONFIG_DIR": str(config),
+        "JUPYTER_DATA_DIR": str(tmp_path / "jupyter-data"),
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / "jupyter-runtime"),
+    }
+    log = (tmp_path / "lab.log").open("w")
+    lab = subprocess.Popen(
+        ["bash", "-c", f"exec {open_lab}"], cwd=handout, env=lab_env, stdout=log, stderr=log, start_new_session=True
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(240):
+            try:
+                if _get(f"{base}/api/status", token)[0] == 200:
+                    break
+            except OSError:
+                assert lab.poll() is None, (tmp_path / "lab.log").read_text()
+                time.sleep(0.5)
+        status, page = _get(f"{base}/lab", token)
+        assert status == 200 and b"JupyterLab" in page
+        listing = json.loads(_get(f"{base}/api/contents/notebooks", token)[1])
+        assert "01_devices.ipynb" in {item["name"] for item in listing["content"]}
+        specs = json.loads(_get(f"{base}/api/kernelspecs", token)[1])
+        spec = specs["kernelspecs"][specs["default"]]["spec"]
+        assert spec["display_name"] == template.KERNELSPEC["display_name"]
+        assert Path(spec["argv"][0]) == python  # the handout's own kernel, not another Python's
+    finally:
+        os.killpg(lab.pid, signal.SIGTERM)
+        lab.wait(timeout=60)
+        log.close()
+
+    cells = []
+    for path in sorted((handout / "notebooks").glob("**/*.ipynb")):
+        code = [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+        cells += [nbformat.v4.new_code_cell(source) for source in code[:2]]  # the setup cell, the lesson's imports
+    check = "import sys\nprint(utils.ROOT.name, utils.ROOT.parent == ROOT.parent, sys.prefix == str(ROOT / '.venv'))"
+    cells.append(nbformat.v4.new_code_cell(check))
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), handout / "notebooks" / "every_setup.ipynb")
+    run = subprocess.run(
+        [
+            str(handout / ".venv" / "bin" / "jupyter"),
+            "nbconvert",
+            "--to",
+            "notebook",
+            "--execute",
+            "--inplace",
+            "--ExecutePreprocessor.timeout=600",
+            "every_setup.ipynb",
+        ],
+        cwd=handout / "notebooks",
+        env={**lab_env, utils.QUICK_ENV: "1"},
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    last = nbformat.read(handout / "notebooks" / "every_setup.ipynb", as_version=4).cells[-1]
+    assert last.outputs[0]["text"] == "student True True\n"  # the handout's utils.py, in the handout's venv

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 import types
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -222,6 +223,54 @@ def test_import_d2l_names_the_fix_when_pip_fails(monkeypatch: pytest.MonkeyPatch
     with pytest.raises(RuntimeError, match=r"Could not install d2l \(ERROR: Could not find .*Fix: run `pip install"):
         utils.import_d2l()
     assert calls and "--no-deps" in calls[0] and "torch" not in " ".join(calls[0])
+
+
+def test_import_d2l_says_what_pip_said_without_colour_codes(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A real pip that cannot find d2l (no index, nothing installed: it writes only to tmp_path), run as ipykernel
+    7.4 runs it, with FORCE_COLOR=1, which makes pip colour its errors and end them with a colour code line."""
+    monkeypatch.setitem(sys.modules, "d2l", None)
+    monkeypatch.delenv("PIP_FIND_LINKS", raising=False)
+    for name, value in {
+        "FORCE_COLOR": "1", "PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1", "PIP_TARGET": str(tmp_path)
+    }.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(utils, "_language", "en")
+    with pytest.raises(RuntimeError) as english:
+        utils.import_d2l()
+    assert str(english.value).startswith(
+        "Could not install d2l (ERROR: No matching distribution found for d2l==1.0.3). Fix: run `pip install"
+    )
+    utils.set_language("zh")
+    with pytest.raises(RuntimeError) as chinese:
+        utils.import_d2l()
+    assert str(chinese.value) == (
+        "无法安装d2l（ERROR: No matching distribution found for d2l==1.0.3）。解决办法：在能上网时运行"
+        "`pip install --no-deps d2l==1.0.3`（在笔记本中：`%pip install --no-deps d2l==1.0.3`），"
+        "然后重新运行这个单元格。"
+    )
+    assert "\x1b" not in str(english.value) + str(chinese.value) and not any(tmp_path.iterdir())
+
+
+def test_colour_codes_are_taken_out_of_captured_output() -> None:
+    colored = "\x1b[0m\x1b[31mERROR: No matching distribution found for d2l==1.0.3\x1b[0m\x1b[31m\n\x1b[0m\n"
+    assert utils._last_line(colored) == "ERROR: No matching distribution found for d2l==1.0.3"
+    assert utils._last_line("") == "" and utils._last_line("\x1b[0m\n") == ""
+
+
+def test_check_runtime_speaks_the_editions_language(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    monkeypatch.setattr(utils, "_language", "zh")
+    monkeypatch.setattr(utils, "get_device", lambda: torch.device("cpu"))
+    monkeypatch.setenv("KAGGLE_KERNEL_RUN_TYPE", "Interactive")
+    monkeypatch.delenv("COLAB_RELEASE_TAG", raising=False)
+    monkeypatch.delitem(sys.modules, "google.colab", raising=False)
+    utils.check_runtime()
+    assert capsys.readouterr().out == (
+        "这个Kaggle运行时没有GPU：Settings -> Accelerator -> GPU，然后重新运行全部单元格。现在先在CPU上继续运行。\n"
+    )
 
 
 def test_placement_of_tensor_and_module() -> None:

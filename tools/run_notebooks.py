@@ -8,6 +8,8 @@
                                                              # numbers a lesson quotes; needs --out
     python tools/run_notebooks.py --zh --out /tmp/zh         # execute the Chinese edition (notebooks/zh/),
                                                              # whose stored outputs are copied from English
+    python tools/run_notebooks.py --twice --out /tmp/twice   # "Run all" twice in one kernel, as students do;
+                                                             # the copy holds the second run's outputs
 
 Outputs are stored exactly as `pytest` (strict nbval) will compare them: quick mode on, cells run top to
 bottom in a fresh kernel whose working directory is notebooks/; any error stops the run (errors shown on
@@ -67,8 +69,12 @@ def record_time(name: str, mode: str, seconds: float) -> None:
     os.replace(tmp, notebook_template.TIMINGS)
 
 
-def run(path: Path, out: Path | None = None) -> float:
-    """Execute one notebook and return the seconds it took; write it to ``out`` (a folder) or else in place."""
+def run(path: Path, out: Path | None = None, passes: int = 1) -> float:
+    """Execute one notebook and return the seconds it took; write it to ``out`` (a folder) or else in place.
+
+    ``passes=2`` runs every cell top to bottom twice in the same kernel, as a student who presses "Run all" again
+    does; any error in either pass fails, and the notebook written holds the second pass's outputs.
+    """
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(
         nb,
@@ -79,7 +85,13 @@ def run(path: Path, out: Path | None = None) -> float:
     )
     start = time.perf_counter()
     try:
-        client.execute()
+        if passes == 1:
+            client.execute()
+        else:
+            with client.setup_kernel():
+                for _ in range(passes):
+                    for index, cell in enumerate(nb.cells):
+                        client.execute_cell(cell, index, execution_count=client.code_cells_executed + 1)
     except CellExecutionError:
         if out:  # keep what ran, to read on the machine that failed; the stored notebook stays untouched
             nbformat.write(nb, out / path.name)
@@ -100,11 +112,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--full", action="store_true", help="full mode instead of quick mode (needs --out)")
     parser.add_argument("--no-timings", action="store_true", help="do not record times in notebooks/timings.json")
     parser.add_argument("--zh", action="store_true", help="run the Chinese edition, notebooks/zh/ (needs --out)")
+    parser.add_argument(
+        "--twice", action="store_true", help='"Run all" twice in one kernel (needs --out; no times are recorded)'
+    )
     args = parser.parse_args(argv)
     if args.full and not args.out:
         parser.error("--full needs --out: the stored outputs always come from quick mode")
     if args.zh and not args.out:
         parser.error("--zh needs --out: the Chinese notebooks' outputs are copied from English (tools/translate.py)")
+    if args.twice and not args.out:
+        parser.error("--twice needs --out: the stored outputs come from one run in a fresh kernel")
     prefixes = args.prefixes
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
@@ -118,9 +135,9 @@ def main(argv: list[str] | None = None) -> None:
     if not paths:
         sys.exit(f"no notebook matches {prefixes}")
     for path in paths:
-        seconds = run(path, args.out)
-        print(f"{path.name}: {seconds:.1f} s", flush=True)
-        if not args.no_timings and not args.zh:
+        seconds = run(path, args.out, passes=2 if args.twice else 1)
+        print(f"{path.name}: {seconds:.1f} s" + (" (two runs in one kernel)" if args.twice else ""), flush=True)
+        if not args.no_timings and not args.zh and not args.twice:
             record_time(path.stem, "full" if args.full else "quick", seconds)
             notebook_template.update_header(path)  # the header's time line follows timings.json
             notebook_template.write_table()  # and so does the teacher's page

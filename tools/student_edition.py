@@ -8,19 +8,24 @@ The folder holds what the lessons need and nothing that gives the answers away: 
 (every lesson in English and Chinese without its solutions: a notebook with a ``## Solutions`` section loses that
 section, the last, and keeps each exercise's answer cell, with its stub, and the check under it; in a notebook of
 the old structure each solution cell is replaced by an empty cell that names its exercise, "# Exercise 2 — your
-solution"; the Open-in-Colab badge removed, since it opens the full edition),
-``notebooks/assets/``, ``utils.py``, ``lessons/``,
-``data/README.md``, the requirements files (without the teachers' nbgrader: ``TEACHERS_ONLY``) and
-``tools/setup.sh``, and a README for students. Everything else in
-the notebooks (prose, code, stored outputs, plots) is kept as stored. The notebooks find ``utils.py`` in the
-folder above them, so the handout runs as it is, wherever it is unpacked.
+solution"; the Open-in-Colab link removed, since it opens the full edition), ``notebooks/assets/``, ``utils.py``,
+``lessons/``, ``data/README.md``, the requirements files (without the teachers' nbgrader: ``TEACHERS_ONLY``),
+``tools/setup.sh`` with ``tools/installer.sh``, and a
+README for students whose commands set the handout up and open it. The code cells (code, stored outputs, plots)
+are kept as stored. The prose is kept too, but for what would be wrong in a handout: the sentence under
+"Exercises" that points at the solutions now says where to write the answer, and a file of the project that the
+handout does not ship (``benchmarks/RESULTS.md``, ``tools/run_notebooks.py``, ``notebooks/timings.json``, ...)
+becomes a link to its published copy on GitHub. The notebooks find ``utils.py`` in the folder above them, so the
+handout runs as it is, wherever it is unpacked.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -34,22 +39,44 @@ SOLUTION = template.LANGUAGES["en"].solution
 EXERCISE = template.LANGUAGES["en"].exercise
 """An exercise is a markdown cell that starts ``**Exercise N.**`` (Chinese: ``**练习N**``); its solution follows it."""
 
-HANDOUT = ["utils.py", "lessons", "data/README.md", "requirements.txt", "requirements-nodeps.txt", "tools/setup.sh"]
+HANDOUT = [
+    "utils.py",
+    "lessons",
+    "data/README.md",
+    "requirements.txt",
+    "requirements-nodeps.txt",
+    "tools/setup.sh",
+    "tools/installer.sh",
+]
 """What the handout copies from the project besides the notebooks (paths relative to the repository root)."""
 
-STUDENT_README = """# PyTorch on GPUs: the lessons (student edition)
+PUBLISHED = f"https://github.com/{template.REPO}"
+"""Where the project's own copies of files the handout does not ship are published."""
+
+OPEN_COMMAND = "bash tools/setup.sh && .venv/bin/jupyter lab"
+"""The handout README's command that sets the handout up and opens it (tests/test_student_edition.py runs it)."""
+
+STUDENT_README = f"""# PyTorch on GPUs: the lessons (student edition)
 
 Open the notebooks in `notebooks/` in order (the Chinese edition, 中文版, is in `notebooks/zh/`). Under each
 exercise, replace the stub in its answer cell with your answer, run it, and run the check below it: it says whether
 the answer is right and, if not, what is wrong. `exercises.hint("02", 1)` prints a hint for exercise 1 of lesson 02.
 
-- **JupyterLab on your computer** (Linux or macOS, Python 3.10-3.13): `bash tools/setup.sh && .venv/bin/jupyter lab`
-  from this folder. The first run installs PyTorch and the other packages (about 5 GB, a few minutes).
-- **Colab**: upload this whole folder to your Google Drive or to the Colab session and open a notebook from
-  `notebooks/`, with a GPU runtime (*Runtime -> Change runtime type -> GPU*). The notebooks find `utils.py` in the
-  folder above them.
+- **JupyterLab on your computer** (Linux or macOS, Python 3.11-3.13). In this folder, run
+
+  ```bash
+  {OPEN_COMMAND}
+  ```
+
+  The first run installs PyTorch and the other packages into `.venv/` (about 5 GB, a few minutes); later runs
+  check them in seconds and open JupyterLab in your browser.
+- **Colab**: in Colab, *File -> Upload notebook* and pick a notebook from `notebooks/` (or `notebooks/zh/`), then
+  *Runtime -> Change runtime type -> GPU*. Its first cell downloads the lessons' code (`utils.py`, `lessons/`)
+  from {PUBLISHED}, so Colab needs internet.
 - **No internet in the classroom?** Set quick mode before starting Jupyter: `NB_QUICK=1 .venv/bin/jupyter lab`.
   The lessons then use small generated data sets; see `data/README.md` for copying the real ones in by hand.
+- **`jupyter lab` says "Running as root is not recommended. Use --allow-root to bypass."** (as root, in a
+  container or on some lab machines): start it with `.venv/bin/jupyter lab --allow-root`.
 """
 
 
@@ -63,10 +90,121 @@ def placeholder(number: int, lang: str = "en") -> str:
     return template.LANGUAGES[lang].placeholder.format(number=number) + "\n"
 
 
+ANSWER_HERE = {
+    "en": "write your answer in the cell below each exercise",
+    "zh": "在每道练习下面的单元格里写你的答案",
+}
+"""What the handout says under "Exercises" instead of pointing at the solutions."""
+ABOUT_SOLUTIONS = {"en": re.compile(r"solution|collapsed", re.I), "zh": re.compile(r"参考答案|折叠")}
+"""Words that point at the solutions, which the handout does not have."""
+TRY_FIRST = {"en": re.compile(r"^try (it )?(yourself )?first$", re.I), "zh": re.compile(r"^请?先自己试一试$")}
+"""A clause that says to try before looking at the solution."""
+
+
+def without_solutions(paragraph: str, lang: str = "en", answer_here: bool = True) -> str:
+    """Return a paragraph with each clause that points at the solutions left out (a sentence left empty goes), and
+    with ``answer_here``, ``ANSWER_HERE`` added where they were: "Each exercise needs only the core sections; its
+    solution is in the collapsed cell below it." becomes "Each exercise needs only the core sections; write your
+    answer in the cell below each exercise." An English paragraph's line breaks become spaces.
+    """
+    text = " ".join(paragraph.split()) if lang == "en" else "".join(paragraph.strip().split("\n"))
+    clause = "; " if lang == "en" else "；"
+    sentences = re.split(r"(?<=\.)\s+" if lang == "en" else r"(?<=。)", text)
+    kept: list[str] = []
+    dropped_from: int | None = None  # the last sentence that lost a clause, if it kept any
+    dropped = False
+    for sentence in [s for s in sentences if s.strip()]:
+        end = "." if lang == "en" and sentence.endswith(".") else "。" if sentence.endswith("。") else ""
+        body = sentence[: len(sentence) - len(end)]
+        clauses = body.split(clause.strip())
+        left = [c.strip() for c in clauses
+                if not ABOUT_SOLUTIONS[lang].search(c) and not TRY_FIRST[lang].match(c.strip())]
+        if len(left) < len(clauses):
+            dropped = True
+            dropped_from = len(kept) if left else None
+        if left:
+            kept.append(clause.join(left) + (end or ("." if lang == "en" else "。")))
+    if answer_here and dropped:
+        if dropped_from is not None:
+            kept[dropped_from] = kept[dropped_from][:-1] + clause + ANSWER_HERE[lang] + kept[dropped_from][-1]
+        else:
+            kept.append((ANSWER_HERE[lang][0].upper() + ANSWER_HERE[lang][1:] + ".") if lang == "en"
+                        else ANSWER_HERE[lang] + "。")
+    return (" " if lang == "en" else "").join(kept)
+
+
+def handout_exercises_intro(source: str, lang: str = "en") -> str:
+    """Return the markdown cell that holds the "Exercises" heading with every paragraph that points at the
+    solutions rewritten by ``without_solutions``."""
+    paragraphs = source.split("\n\n")
+    return "\n\n".join(
+        p if p.lstrip().startswith("#") or not ABOUT_SOLUTIONS[lang].search(p) else without_solutions(p, lang)
+        for p in paragraphs
+    )
+
+
+def handout_exercise_text(source: str, lang: str = "en") -> str:
+    """Return an exercise's markdown cell with the clauses that point at the solutions left out ("...; the
+    solution at the end of the notebook answers it"), nothing added: the cell already says where to answer."""
+    return "\n\n".join(
+        p if p.lstrip().startswith("#") or not ABOUT_SOLUTIONS[lang].search(p)
+        else without_solutions(p, lang, answer_here=False)
+        for p in source.split("\n\n")
+    )
+
+
+PIECE = re.compile(r"```.*?```|(!?\[[^\]\n]*\])\(([^)\s]+)\)|`((?:[^`\n]|\n(?!\n))+)`", re.S)
+"""A fenced block (kept as it is), a link or image (groups 1, 2), or a code span (group 3; it may go on over a line
+break inside its paragraph, as in Markdown, and is then no file name)."""
+
+
+@functools.cache
+def tracked() -> frozenset[str]:
+    """Return the project's files and folders as published (``git ls-files``, relative to the repository root);
+    without git, every file but the generated ones in ``data/`` (git-ignored except its README)."""
+    try:
+        listing = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+        files = [name for name in listing.decode().split("\0") if name]
+    except (OSError, subprocess.CalledProcessError):
+        found = (p.relative_to(ROOT).as_posix() for p in ROOT.rglob("*") if p.is_file())
+        files = [f for f in found if not f.startswith(("data/", ".")) or f == "data/README.md"]
+    return frozenset(files) | {parent.as_posix() for f in files for parent in Path(f).parents if parent.parts}
+
+
+def published(path: str) -> str:
+    """Return the address of the project's published copy of ``path`` (relative to the repository root)."""
+    kind = "blob" if path in tracked() and not (ROOT / path).is_dir() else "tree"
+    return f"{PUBLISHED}/{kind}/main/{path.rstrip('/')}"
+
+
+def link_what_does_not_ship(markdown: str, folder: Path, shipped: Path) -> str:
+    """Return ``markdown`` (of a notebook in the project's ``folder``) with every reference to a project file that
+    the handout at ``shipped`` lacks turned into a link to its published copy: a code span naming it
+    (`` `benchmarks/RESULTS.md` ``) and a relative link to it."""
+
+    def missing(path: Path) -> str | None:
+        """The path relative to the repository root of a published project file or folder the handout lacks."""
+        relative = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else ""
+        return relative if relative in tracked() and not (shipped / relative).exists() else None
+
+    def replace(match: re.Match[str]) -> str:
+        text, target, span = match.groups()
+        if target is not None:  # a link: rewrite a relative one to a file that does not ship
+            if text.startswith("!") or re.match(r"[a-z]+:|#", target):
+                return match.group(0)
+            relative = missing((folder / target.partition("#")[0]).resolve())
+            return f"{text}({published(relative)})" if relative else match.group(0)
+        relative = missing((ROOT / span).resolve()) if span and "/" in span and "\n" not in span else None
+        return f"[`{span}`]({published(relative)})" if relative else match.group(0)
+
+    return PIECE.sub(replace, markdown)
+
+
 def student_version(nb: nbformat.NotebookNode, name: str, lang: str = "en") -> nbformat.NotebookNode:
-    """Return a copy of ``nb`` without its solutions and without the Colab badge: the ``## Solutions`` section
+    """Return a copy of ``nb`` without its solutions and without the Colab link: the ``## Solutions`` section
     dropped (the answer cells and their checks stay), or in the old structure every solution replaced by an empty
-    cell."""
+    cell; the sentence under "Exercises" that points at the solutions is rewritten (``handout_exercises_intro``), and
+    each exercise loses its clauses about the solution (``handout_exercise_text``)."""
     labels = template.LANGUAGES[lang]
     student = nbformat.from_dict(nb)
     solutions = template.heading_index(student, labels.solutions)
@@ -80,8 +218,13 @@ def student_version(nb: nbformat.NotebookNode, name: str, lang: str = "en") -> n
             empty = nbformat.v4.new_code_cell(placeholder(int(match.group(1)), lang))
             empty.id = cell.get("id", empty.id)  # the same cell id: a diff shows the cell emptied, not replaced
             student.cells[index] = empty
+        elif cell.cell_type == "markdown" and labels.exercises in cell.source.splitlines():
+            cell.source = handout_exercises_intro(cell.source, lang)
+        elif cell.cell_type == "markdown" and labels.exercise.match(cell.source):
+            cell.source = handout_exercise_text(cell.source, lang)
     title = student.cells[0]
-    title.source = re.sub(r"\n*" + re.escape(template.badge(name, lang)) + r"\n*", "\n\n", title.source).strip() + "\n"
+    link = re.escape(template.colab_link(name, lang))
+    title.source = re.sub(r"\n*" + link + r"\n*", "\n\n", title.source).strip() + "\n"
     return student
 
 
@@ -104,13 +247,6 @@ def students_requirements(text: str) -> str:
 
 def write_edition(out: Path) -> list[Path]:
     """Write the student handout into ``out`` (see the module docstring); return the notebooks written."""
-    written = []
-    for lang, labels in template.LANGUAGES.items():
-        folder = out / labels.folder.relative_to(ROOT)
-        for path in sorted(labels.folder.glob("[0-9][0-9]_*.ipynb")):
-            folder.mkdir(parents=True, exist_ok=True)
-            nbformat.write(student_version(nbformat.read(path, as_version=4), path.name, lang), folder / path.name)
-            written.append(folder / path.name)
     notebooks = out / "notebooks"
     shutil.copytree(ROOT / "notebooks" / "assets", notebooks / "assets", dirs_exist_ok=True)
     for name in HANDOUT:
@@ -123,7 +259,19 @@ def write_edition(out: Path) -> list[Path]:
         else:
             shutil.copy2(source, target)
     (out / "README.md").write_text(STUDENT_README, encoding="utf-8")
-    return written
+    editions = {}
+    for lang, labels in template.LANGUAGES.items():
+        folder = out / labels.folder.relative_to(ROOT)
+        folder.mkdir(parents=True, exist_ok=True)
+        for path in sorted(labels.folder.glob("[0-9][0-9]_*.ipynb")):
+            editions[path] = (student_version(nbformat.read(path, as_version=4), path.name, lang), folder / path.name)
+            editions[path][1].touch()  # shipped: links between the lessons stay links between the handout's files
+    for path, (student, target) in editions.items():
+        for cell in student.cells:
+            if cell.cell_type == "markdown":
+                cell.source = link_what_does_not_ship(cell.source, path.parent, out)
+        nbformat.write(student, target)
+    return [target for _, target in editions.values()]
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -182,9 +182,9 @@ def sync(english: Path, twin: Path | None = None) -> dict[str, list[str]]:
     zh_nb.cells = cells
     zh_nb.metadata = copy.deepcopy(en_nb.metadata)
     zh_nb.nbformat, zh_nb.nbformat_minor = en_nb.nbformat, en_nb.nbformat_minor
-    # the generated parts: the Chinese setup cell, badge and time line (tools/notebook_template.py)
+    # the generated parts: the Chinese setup cell, Colab link and time line (tools/notebook_template.py)
     zh_nb.cells[0].source = zh_nb.cells[0].source.replace(
-        template.badge(english.name), template.badge(english.name, "zh")
+        template.colab_link(english.name), template.colab_link(english.name, "zh")
     )
     template.apply(zh_nb, english.name, template.read_timings(), "zh")
     setup = next(i for i, cell in enumerate(zh_nb.cells) if cell.cell_type == "code")

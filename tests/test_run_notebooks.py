@@ -1,0 +1,57 @@
+"""tools/run_notebooks.py's --twice: "Run all" twice in one kernel, which tools/oldest_torch.sh runs on every
+notebook. A cell that works once per kernel (here: a warning given once per process, as torch gives some) passes
+one run and fails the second."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient.exceptions import CellExecutionError
+
+from tools import run_notebooks
+
+ONCE_PER_KERNEL = """import sys
+import warnings
+
+def deprecated():
+    if not getattr(sys, "warned_once", False):  # once per process, as torch's TORCH_WARN_ONCE
+        sys.warned_once = True
+        warnings.warn("old", DeprecationWarning, stacklevel=1)
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    deprecated()
+print(caught[0].message)"""
+
+
+def _notebook(tmp_path: Path, source: str) -> Path:
+    path = tmp_path / "01_x.ipynb"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, path)
+    return path
+
+
+def test_twice_runs_every_cell_again_in_the_same_kernel(tmp_path: Path) -> None:
+    path = _notebook(tmp_path, "runs = globals().get('runs', 0) + 1\nprint(runs)")
+    (tmp_path / "out").mkdir()
+    run_notebooks.run(path, tmp_path / "out", passes=2)
+    cell = nbformat.read(tmp_path / "out" / path.name, as_version=4).cells[0]
+    assert cell.outputs[0]["text"] == "2\n" and cell.execution_count == 2  # the second run's output is kept
+
+
+def test_a_cell_that_works_once_per_kernel_fails_the_second_run(tmp_path: Path) -> None:
+    path = _notebook(tmp_path, ONCE_PER_KERNEL)
+    (tmp_path / "once").mkdir()
+    run_notebooks.run(path, tmp_path / "once")
+    (tmp_path / "twice").mkdir()
+    with pytest.raises(CellExecutionError, match="IndexError"):
+        run_notebooks.run(path, tmp_path / "twice", passes=2)
+    assert (tmp_path / "twice" / path.name).is_file()  # what ran is kept, to read
+
+
+def test_twice_needs_out() -> None:
+    with pytest.raises(SystemExit):
+        run_notebooks.main(["01", "--twice"])
