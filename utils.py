@@ -90,6 +90,13 @@ def env_flag(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
 
 
+def announce_generated_data(error: str, goes_on: str) -> None:
+    """Print, framed so that nobody misses it, why a data set could not be had (``error``) and that the lesson goes
+    on with generated data (``goes_on``), to stderr: 06 and 07 call it when a download fails in full mode."""
+    line = "!" * 100
+    print(f"{line}\n{error}\n{goes_on}\n{line}", file=sys.stderr, flush=True)
+
+
 def is_quick_mode() -> bool:
     """Return True when ``NB_QUICK`` is set to a true value (tests, CI, offline classrooms)."""
     return env_flag(QUICK_ENV)

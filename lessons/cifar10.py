@@ -251,7 +251,6 @@ def cifar10_datasets(
     full mode uses the generated images at once, and says so. What it says is in the edition's language
     (``utils.set_language``).
     """
-    import sys
 
     transform = cifar10_transform() if transform is None else transform
     generated_classes = list(QUICK_CIFAR10_CLASSES)
@@ -279,14 +278,13 @@ def cifar10_datasets(
                     f"({strict}=1 is set, so this stops here.)", f"（已设置{strict}=1，所以到此停止。）"
                 )
                 raise RuntimeError(f"{error}\n{stops}") from None
-            line = "!" * 100
             goes_on = utils.localized(
                 "Going on with GENERATED images of the same shape (50,000 + 10,000 images of ten shapes, made once), "
                 f"NOT CIFAR-10: every accuracy below is about them.\n(Set {strict}=1 to stop here instead.)",
                 "改用形状相同的生成图像（GENERATED，十种形状共50,000 + 10,000张，只生成一次）继续运行，而不是CIFAR-10："
                 f"下面的每个准确率都是在这些图像上得到的。\n（设置{strict}=1可以让它在这里停止。）",
             )
-            print(f"{line}\n{error}\n{goes_on}\n{line}", file=sys.stderr, flush=True)
+            utils.announce_generated_data(str(error), goes_on)
             train_images, train_labels, test_images, test_labels = quick_cifar10(root, n_train=50_000, n_test=10_000)
             classes = generated_classes
     return (

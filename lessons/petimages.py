@@ -134,7 +134,6 @@ def get_petimages(data_dir: str | os.PathLike[str] = DATA_DIR, url: str = PETIMA
     and says so. ``data_label`` tells which kind a folder holds.
     """
     import shutil
-    import sys
 
     data_dir = Path(data_dir)
     if utils.env_flag(utils.GENERATED_ENV):
@@ -163,14 +162,13 @@ def get_petimages(data_dir: str | os.PathLike[str] = DATA_DIR, url: str = PETIMA
         message = missing_petimages_message(str(reason) or type(error).__name__, zip_path)
         if utils.env_flag(utils.STRICT_DATA_ENV):
             raise RuntimeError(message) from None
-        line = "!" * 100
         goes_on = utils.localized(
             "Going on with GENERATED look-alikes (25,000 JPEGs, made once): every result below is about them, not "
             f"about real photos.\n(Set {utils.STRICT_DATA_ENV}=1 to stop here instead.)",
             "改用生成的仿真图片（GENERATED，25,000张JPEG，只生成一次）继续运行：下面的每个结果都是关于它们的，"
             f"而不是关于真实照片的。\n（设置{utils.STRICT_DATA_ENV}=1可以让它在这里停止。）",
         )
-        print(f"{line}\n{message}\n{goes_on}\n{line}", file=sys.stderr, flush=True)
+        utils.announce_generated_data(message, goes_on)
         return make_generated_petimages(data_dir / "petimages-generated")
     shutil.rmtree(pets.parent, ignore_errors=True)
     os.replace(tmp, pets.parent)  # an interrupted extraction never looks finished

@@ -592,3 +592,11 @@ def test_train_epoch_and_evaluate_on_a_real_gpu_with_pinned_batches() -> None:
         utils.train_epoch(model, loader, nn.CrossEntropyLoss(), optimizer, device)
     test_loss, test_acc = utils.evaluate(model, test, nn.CrossEntropyLoss(), device)
     assert test_acc > 0.95 and test_loss < 0.5
+
+
+def test_announce_generated_data_frames_both_lines_on_stderr(capsys: pytest.CaptureFixture) -> None:
+    utils.announce_generated_data("download failed: no network", "going on with GENERATED data")
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.splitlines() == ["!" * 100, "download failed: no network", "going on with GENERATED data",
+                                         "!" * 100]
