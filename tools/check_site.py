@@ -205,15 +205,15 @@ def check_keyboard(page: Page, base: str, lang: str, problems: list[str]) -> Non
         problems.append(f"{where}: Enter on the language switch opened {page.url}")
 
 
-def check_switch(page: Page, base: str, lang: str, problems: list[str]) -> None:
-    """The language switch of every page of ``lang`` leads to the page of the same name in the other language."""
+def check_switch(page: Page, url: str, base: str, problems: list[str]) -> None:
+    """On the loaded page ``url`` of one language, the language switch leads to the page of the same name in the
+    other language (read from the page that check_page has loaded: no second visit)."""
+    lang, name = url.removeprefix(base).split("/", 1)
     other = "zh" if lang == "en" else "en"
-    for path in sorted((SITE / lang).glob("*.html")):
-        page.goto(f"{base}{lang}/{path.name}", wait_until="domcontentloaded")
-        href = page.get_attribute(".lang-switch-link", "href")
-        landed = urljoin(page.url, href or "")
-        if href is None or landed != f"{base}{other}/{path.name}" or not (SITE / other / path.name).is_file():
-            problems.append(f"{lang}/{path.name}: language switch leads to {landed}")
+    hrefs = page.eval_on_selector_all(".lang-switch-link", "links => links.map(a => a.getAttribute('href'))")
+    landed = urljoin(url, hrefs[0]) if hrefs and hrefs[0] else None
+    if landed != f"{base}{other}/{name}" or not (SITE / other / name).is_file():
+        problems.append(f"{lang}/{name}: language switch leads to {landed}")
 
 
 def check_search(page: Page, base: str, lang: str, problems: list[str]) -> None:
@@ -254,11 +254,12 @@ def main(argv: list[str] | None = None) -> int:
         for url in pages:
             page = context.new_page()
             check_page(page, url, base, problems)
+            if len(languages) == len(LANGUAGES):
+                check_switch(page, url, base, problems)
             page.close()
         page = context.new_page()
         for lang in languages:
             if len(languages) == len(LANGUAGES):
-                check_switch(page, base, lang, problems)
                 check_keyboard(page, base, lang, problems)
             check_search(page, base, lang, problems)
         dark = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
