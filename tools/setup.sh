@@ -14,4 +14,4 @@ install "$VENV" -r requirements.txt
 install "$VENV" --no-deps -r requirements-nodeps.txt
 # the kernel the notebooks name (tools/notebook_template.py KERNELSPEC): JupyterLab then opens them unmodified
 "$VENV/bin/python" -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" >/dev/null
-echo "setup done: $("$VENV/bin/python" -c 'import sys, torch; print("Python", sys.version.split()[0], "torch", torch.__version__)')"
+echo "setup done: $(warm_bytecode "$VENV")"  # and the bytecode of what every lesson imports (tools/installer.sh)
