@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Strict nbval of every notebook on a second supported Python, as another x86-64 CPU with one thread
-# (tools/other_cpu.env). The main test suite runs the stored outputs on .venv's Python (3.11 in CI) at the machine's
-# own instruction set and thread count; this lane compares every output again on Python 3.13 (by default), with
-# the default ATen kernels and one thread. So every stored output is proven on two Pythons, two instruction sets
-# and two thread counts. It builds .venv-py313 with tools/setup.sh first (safe to run again).
-# Usage: bash tools/other_python.sh [notebook paths]       (default: every English notebook)
+# Strict nbval of every notebook of the Chinese edition on a second supported Python, as another x86-64 CPU with
+# one thread (tools/other_cpu.env). The main test suite compares the English notebooks' stored outputs on .venv's
+# Python (3.11 in CI) at the machine's own instruction set and thread count; this lane compares the Chinese twins'
+# on Python 3.13 (by default), with the default ATen kernels and one thread. A Chinese notebook holds the English
+# one's code token for token and its outputs with the printed words translated (tests/test_translate.py), so every
+# stored output is proven on two Pythons, two instruction sets and two thread counts, and every Chinese notebook,
+# run from notebooks/zh/, prints what it stores. It builds .venv-py313 with tools/setup.sh first (safe to run again).
+# Usage: bash tools/other_python.sh [notebook paths]       (default: every Chinese notebook)
 #        OTHER_PYTHON=3.12 bash tools/other_python.sh      another version: 3.11, 3.12 or 3.13
 #        OTHER_PYTHON_BIN=/path/to/python3.13 bash ...     an interpreter that is not on PATH or in pyenv
 set -euo pipefail
@@ -29,7 +31,7 @@ if [ -z "$python" ]; then
 fi
 venv=".venv-py${version//./}"
 PYTHON="$python" VENV="$venv" bash tools/setup.sh
-[ "$#" -gt 0 ] || set -- notebooks/[0-9][0-9]_*.ipynb
+[ "$#" -gt 0 ] || set -- notebooks/zh/[0-9][0-9]_*.ipynb
 source tools/other_cpu.env
 echo "Python $("$venv/bin/python" -c 'import sys; print(sys.version.split()[0])'), simulated CPU:" \
      "ATEN_CPU_CAPABILITY=$ATEN_CPU_CAPABILITY ONEDNN_MAX_CPU_ISA=$ONEDNN_MAX_CPU_ISA" \
