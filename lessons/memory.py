@@ -152,9 +152,14 @@ def largest_batch(run: Callable[[int], object], start: int) -> int:
 
 @contextlib.contextmanager
 def gpu_budget(device: torch.device, budget: int) -> Iterator[None]:
-    """On a CUDA ``device``, let the caching allocator reserve at most ``budget`` bytes more than it holds on entry
+    """On a CUDA ``device``, leave room for ``budget`` bytes of new tensors beside the live ones: cap what the caching
+    allocator may reserve at what live tensors take on entry plus ``budget``
     (``torch.cuda.set_per_process_memory_fraction``, at most the whole GPU), so that going past it raises
     ``torch.OutOfMemoryError``; lift the cap on exit, also after an error. On any other device, do nothing.
+
+    The cap starts from the allocated bytes, not the reserved ones: ``empty_cache`` returns only segments that hold
+    no tensor, and the free space left in the others would otherwise add to the room, by as much as the notebook's
+    earlier cells left there. Two searches that start from different caches then get the same room.
 
     ``device`` may have no index, as ``torch.device("cuda")`` from ``utils.get_device()``: that means the current GPU.
     """
@@ -162,8 +167,8 @@ def gpu_budget(device: torch.device, budget: int) -> Iterator[None]:
         yield
         return
     index = torch.cuda.current_device() if device.index is None else device.index  # the cap needs an index
-    torch.cuda.empty_cache()  # cached blocks would count against the budget without holding anything
-    allowed = torch.cuda.memory_reserved(index) + budget
+    torch.cuda.empty_cache()  # segments that hold no tensor go back to the driver
+    allowed = torch.cuda.memory_allocated(index) + budget
     torch.cuda.set_per_process_memory_fraction(min(1.0, allowed / torch.cuda.get_device_properties(index).total_memory),
                                                index)
     try:

@@ -328,19 +328,20 @@ def test_gpu_budget_caps_the_device_the_notebook_passes_and_lifts_the_cap_after_
     # torch.cuda's own Python runs for real on a GPU faked at its C layer, with the device notebook 10 passes:
     # utils.get_device()'s torch.device("cuda"), which has no index
     gpu = FakeGpu(monkeypatch, total_memory=1000 * memory.MB)
-    gpu.reserved = 100 * memory.MB
+    gpu.allocated, gpu.reserved = 100 * memory.MB, 180 * memory.MB  # 80 MiB free in segments empty_cache keeps
     device = utils.get_device()
     assert device == torch.device("cuda") and device.index is None
     with pytest.raises(torch.OutOfMemoryError), memory.gpu_budget(device, 150 * memory.MB):
         assert gpu.called("emptyCache") == [()]  # the cache emptied first: cached blocks hold nothing
-        assert gpu.called("setMemoryFraction") == [(0.25, 0)]  # (100 MiB held + 150 MiB budget) / 1000 MiB, GPU 0
+        # (100 MiB of live tensors + 150 MiB budget) / 1000 MiB, on GPU 0: the 80 MiB of free cache count as room
+        assert gpu.called("setMemoryFraction") == [(0.25, 0)]
         raise torch.OutOfMemoryError("past the budget")
     assert gpu.called("setMemoryFraction") == [(0.25, 0), (1.0, 0)]  # lifted on the way out
 
 
 def test_gpu_budget_past_the_whole_gpu_caps_at_all_of_it(monkeypatch: pytest.MonkeyPatch) -> None:
     gpu = FakeGpu(monkeypatch, total_memory=1000 * memory.MB)
-    gpu.reserved = 900 * memory.MB
+    gpu.allocated = gpu.reserved = 900 * memory.MB
     with memory.gpu_budget(utils.get_device(), 500 * memory.MB):  # more than the GPU has left
         assert gpu.fraction == 1.0  # torch refuses a fraction above 1
     assert gpu.called("setMemoryFraction") == [(1.0, 0), (1.0, 0)]
