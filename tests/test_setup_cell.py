@@ -5,11 +5,17 @@ edition's language and for the front end it runs in.
 The network cases run against servers on this machine, never the internet: git is pointed at them with
 ``url.<server>.insteadOf`` (git's own setting), and ``NB_CLONE_TIMEOUT`` (``template.CLONE_TIMEOUT_ENV``) shortens
 the 30 seconds the cell gives git, so that no test waits that long.
+
+Most tests run the cell as a plain Python program with ipykernel's ``FORCE_COLOR=1`` and read its traceback as a
+student reads it: without colour codes, which Python 3.13 adds to its own tracebacks when ``FORCE_COLOR`` is set
+(``RuntimeError`` in magenta). One test runs the cell in a real kernel and checks what a Jupyter front end receives:
+the error's type and its message as plain text, on every Python.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -19,7 +25,9 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import nbformat
 import pytest
+from nbclient import NotebookClient
 
 from tools import notebook_template as template
 
@@ -29,6 +37,8 @@ FOLDER, ZIP_FOLDER = template.FOLDERS
 TIMEOUT = 3
 """Seconds the tests give git (``NB_CLONE_TIMEOUT``) where the server never answers."""
 HOSTED = ("COLAB_RELEASE_TAG", "KAGGLE_KERNEL_RUN_TYPE")
+COLOUR = re.compile(r"\x1b\[[0-9;]*m")
+"""A terminal colour code (SGR), such as Python 3.13 puts around the parts of a traceback under FORCE_COLOR."""
 
 
 def setup_cell_process(cwd: Path, lang: str = "en", code: str = "", **env: str) -> subprocess.Popen[str]:
@@ -58,9 +68,10 @@ def git_redirect(target: str) -> dict[str, str]:
 
 
 def error_line(done: subprocess.CompletedProcess[str]) -> str:
-    """Return the last line of the cell's traceback, which is what a student reads: ``RuntimeError: ...``."""
+    """Return the last line of the cell's traceback as a student reads it, without colour codes:
+    ``RuntimeError: ...``."""
     assert done.returncode != 0, done.stdout
-    return done.stderr.strip().splitlines()[-1]
+    return COLOUR.sub("", done.stderr).strip().splitlines()[-1]
 
 
 def leftovers(folder: Path) -> list[str]:
@@ -131,8 +142,33 @@ def test_a_refused_download_says_what_failed_and_the_fix(tmp_path: Path, refused
     assert "127.0.0.1" in last and "). Fix: put the project's folder, " in last  # git's words for the refusal
     assert f"{FOLDER} (a clone) or {ZIP_FOLDER} (GitHub's zip, unpacked), beside this notebook: {tmp_path}" in last
     assert last.endswith("; then run this cell again.")
-    assert "\x1b" not in done.stderr and "StopIteration" not in done.stderr  # no colour codes, one clear error
+    assert "StopIteration" not in done.stderr  # one clear error (the kernel test below: no colour codes in it)
     assert leftovers(tmp_path) == []  # nothing half-done in the way of the next try
+
+
+def test_a_jupyter_front_end_receives_the_message_as_plain_text(
+    tmp_path: Path, refused_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What JupyterLab, Colab or VS Code shows under the cell, as a real kernel sends it: an error output whose type
+    and message are plain text, on every Python (ipykernel sets FORCE_COLOR=1 in the kernel itself; git's words
+    inside the message carry no colour codes either), and nothing on stderr besides it."""
+    for key in HOSTED:
+        monkeypatch.delenv(key, raising=False)
+    for key, value in git_redirect(refused_url).items():
+        monkeypatch.setenv(key, value)
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(template.setup_cell("en"))])
+    client = NotebookClient(
+        notebook, kernel_name="python3", allow_errors=True, resources={"metadata": {"path": str(tmp_path)}}
+    )
+    client.execute()
+    outputs = notebook.cells[0].outputs
+    assert [output.output_type for output in outputs] == ["error"], outputs
+    error = outputs[0]
+    assert error.ename == "RuntimeError"
+    assert error.evalue.startswith(f"Could not download {REPO_URL} (fatal: unable to access "), error.evalue
+    assert error.evalue.endswith("; then run this cell again.") and "\x1b" not in error.evalue
+    assert COLOUR.sub("", error.traceback[-1]) == f"RuntimeError: {error.evalue}"  # IPython colours only its frame
+    assert leftovers(tmp_path) == []
 
 
 def test_the_advice_fits_the_front_end_and_the_language(tmp_path: Path, refused_url: str) -> None:
