@@ -247,6 +247,15 @@ def badge(name: str, lang: str = "en") -> str:
 
 COLAB_LINK_WORDS = {"en": "Open in Colab", "zh": "在Colab中打开"}
 
+WITHOUT_COLAB = {
+    "zh": "**没有Colab时**：用老师分发的学生版压缩包student.zip，在自己电脑的JupyterLab中运行，或者上传到国内"
+    "带GPU的在线Jupyter平台，解压后运行；具体做法见项目说明README.zh.md中的“没有Colab时”一节。"
+}
+"""The header's line under the Colab link for readers who cannot open Colab (mainland China: the Chinese edition).
+Plain words, no link or code span: the Chinese title cell keeps the English one's links and code spans
+(tests/test_translate.py)."""
+WITHOUT_COLAB_LINE = re.compile(r"^\*\*没有Colab时\*\*.*$", re.M)
+
 
 def colab_link(name: str, lang: str = "en") -> str:
     """Return the header's Open-in-Colab link (markdown) for notebook ``name`` of edition ``lang``: words, not an
@@ -351,14 +360,20 @@ def read_timings() -> dict[str, dict[str, Any]]:
 
 
 def apply(nb: Any, name: str, timings: dict[str, dict[str, Any]], lang: str = "en") -> None:
-    """Write the shared setup cell, Colab metadata, Colab link and time line into notebook ``nb`` (an nbformat
-    node)."""
+    """Write the shared setup cell, Colab metadata, Colab link, the line for readers without Colab (Chinese) and
+    time line into notebook ``nb`` (an nbformat node)."""
     code = [c for c in nb.cells if c.cell_type == "code"]
     code[0].source = LANGUAGES[lang].setup_cell
     nb.metadata.update(json.loads(json.dumps(COLAB_METADATA)))
     nb.metadata["kernelspec"] = dict(KERNELSPEC)
     title = nb.cells[0]
     title.source = title.source.replace(badge(name, lang), colab_link(name, lang))  # the image badge of old
+    if lang in WITHOUT_COLAB:  # its own line, under the Colab link
+        if WITHOUT_COLAB_LINE.search(title.source):
+            title.source = WITHOUT_COLAB_LINE.sub(lambda _: WITHOUT_COLAB[lang], title.source)
+        else:
+            link = colab_link(name, lang)
+            title.source = title.source.replace(link, f"{link}\n\n{WITHOUT_COLAB[lang]}", 1)
     line = time_line(timings.get(name.removesuffix(".ipynb"), {}), lang)
     if TIME_LINE.search(title.source):
         title.source = TIME_LINE.sub(lambda _: line, title.source)
