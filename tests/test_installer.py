@@ -263,3 +263,57 @@ def test_what_uv_cannot_take_over_is_installed_by_pip_from_the_same_index(
     done = install(venv, user_env(tmp_path, **settings), "--no-cache-dir", "tinyb")
     assert done.returncode == 0, done.stderr
     assert installed(venv, "tinya", "tinyb") and {tool for _, tool in index.requests} == {"pip"}
+
+
+# ---- Windows: a shell without a POSIX venv layout gets the WSL2 steps, not a traceback ---------------------------
+
+
+def run_setup(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """Run tools/setup.sh as a student would, building ``tmp_path/venv`` (never the project's .venv)."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "PYTHON"))}
+    return subprocess.run(
+        ["bash", "tools/setup.sh"],
+        cwd=ROOT,
+        env={**base, "VENV": str(tmp_path / "venv"), **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def says_use_wsl(done: subprocess.CompletedProcess[str]) -> bool:
+    """The message: what this is, the WSL2 steps and the same two commands, in English and Chinese; nothing else."""
+    err = done.stderr
+    return (
+        done.returncode == 1
+        and err.startswith("tools/setup.sh: this is a Windows shell (Git Bash, MSYS2 or Cygwin)")
+        and "wsl --install -d Ubuntu-24.04" in err
+        and "bash tools/setup.sh && .venv/bin/jupyter lab" in err
+        and "在Windows上请使用WSL2和Ubuntu" in err
+        and "Traceback" not in err
+        and done.stdout == ""
+    )
+
+
+@pytest.mark.parametrize("system", ["MINGW64_NT-10.0-19045", "MSYS_NT-10.0-22631", "CYGWIN_NT-10.0-19045"])
+def test_git_bash_msys_and_cygwin_are_told_to_use_wsl(tmp_path: Path, system: str) -> None:
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "uname").write_text(f"#!/bin/sh\necho {system}\n")  # what `uname -s` says in Git Bash (MINGW64) ...
+    (fake / "uname").chmod(0o755)
+    done = run_setup(tmp_path, PATH=f"{fake}{os.pathsep}{os.environ['PATH']}")
+    assert says_use_wsl(done), done.stderr
+    assert not (tmp_path / "venv").exists()  # nothing made
+
+
+def test_a_windows_python_that_makes_scripts_instead_of_bin_is_told_to_use_wsl(tmp_path: Path) -> None:
+    python = tmp_path / "python3"  # ... and a Windows Python found on PATH by a shell that says it is Linux
+    python.write_text(
+        "#!/bin/sh\n"
+        'if [ "$1" = -m ] && [ "$2" = venv ]; then mkdir -p "$3/Scripts" && : > "$3/Scripts/python.exe"; exit 0; fi\n'
+        f'exec {sys.executable} "$@"\n'
+    )
+    python.chmod(0o755)
+    done = run_setup(tmp_path, PYTHON=str(python))
+    assert says_use_wsl(done), done.stderr
+    assert (tmp_path / "venv" / "Scripts").is_dir()  # what that Python made, left for the student to see
