@@ -119,7 +119,7 @@ def download_file(url: str, path: str | os.PathLike[str], expected_bytes: int, s
 
 
 def file_sha256(path: str | os.PathLike[str]) -> str:
-    """Return the SHA-256 of the file at ``path`` (hex digits), read in pieces (about 2 s for PetImages' zip)."""
+    """Return the SHA-256 of the file at ``path`` (hex digits), read in pieces (PetImages' zip: 0.7 CPU-seconds)."""
     import hashlib
 
     with open(path, "rb") as file:
