@@ -122,26 +122,58 @@ class CIFARArrays(torch.utils.data.Dataset):
         return image, int(self.labels[index])
 
 
+def cifar10_damaged_files(root: str | os.PathLike[str]) -> list[Path]:
+    """Return the CIFAR-10 files in ``root`` whose MD5 is not the one torchvision checks: the archive
+    (``CIFAR10_ARCHIVE``) and the unpacked batches and meta file (missing files are not listed)."""
+    from torchvision.datasets import CIFAR10
+    from torchvision.datasets.utils import check_integrity
+
+    unpacked = [(Path(CIFAR10.base_folder) / name, md5) for name, md5 in CIFAR10.train_list + CIFAR10.test_list]
+    unpacked.append((Path(CIFAR10.base_folder) / CIFAR10.meta["filename"], CIFAR10.meta["md5"]))
+    files = [(Path(CIFAR10.filename), CIFAR10.tgz_md5), *unpacked]
+    return [
+        Path(root) / name
+        for name, md5 in files
+        if (Path(root) / name).is_file() and not check_integrity(str(Path(root) / name), md5)
+    ]
+
+
 def cifar10_unavailable_message(
-    root: str | os.PathLike[str], error: BaseException, download: bool = True, lang: str = "en"
+    root: str | os.PathLike[str],
+    error: BaseException,
+    download: bool = True,
+    lang: str = "en",
+    damaged: list[Path] | None = None,
+    removed: Path | None = None,
 ) -> str:
-    """Return what is said when real CIFAR-10 cannot be loaded: what failed, and where to get it and put it, in
-    ``lang`` (``"en"`` or ``"zh"``)."""
+    """Return what is said when real CIFAR-10 cannot be loaded: what failed (files found ``damaged``, by name; an
+    interrupted or wrong download ``removed``), and where to get it and put it, in ``lang`` (``"en"`` or ``"zh"``)."""
     from torchvision.datasets import CIFAR10
 
     where = shown_path(root) + "/"
+    names = "、".join(shown_path(path) for path in damaged or [])
     if lang == "zh":
         action = f"把它下载到{where}" if download else f"在{where}中找到它"
+        failed = f"torchvision没能{action}（{type(error).__name__}: {error}）"
+        if removed is not None:
+            failed += f"；下载到一半或内容不对的{shown_path(removed)}已经删除"
+        if damaged:
+            failed = f"{names}已经损坏（MD5与torchvision检查的不符）：请删除，然后重新复制"
         return (
-            f"无法使用真实的CIFAR-10：torchvision没能{action}（{type(error).__name__}: {error}）。\n"
+            f"无法使用真实的CIFAR-10：{failed}。\n"
             f"获取方法：在能上网的机器上下载{CIFAR10.url}（{CIFAR10_ARCHIVE}，170 MB；数据集的主页是"
             f"{CIFAR10_PAGE}），把这个文件复制到{where}中。下次运行时torchvision会检查并解压它"
             f"（那里已经解压好的{CIFAR10.base_folder}/文件夹也可以）。"
         )
     action = "download it into" if download else "find it in"
+    failed = f"torchvision could not {action} {where} ({type(error).__name__}: {error})"
+    if removed is not None:
+        failed += f"; the incomplete or wrong download {shown_path(removed)} was removed"
+    if damaged:
+        failed = f"{names.replace('、', ', ')} {'is' if len(damaged) == 1 else 'are'} damaged (not the MD5 "
+        failed += "torchvision checks): delete, then copy again"
     return (
-        f"Real CIFAR-10 is not available: torchvision could not {action} {where} "
-        f"({type(error).__name__}: {error}).\n"
+        f"Real CIFAR-10 is not available: {failed}.\n"
         f"To get it: on a machine with internet, download {CIFAR10.url} ({CIFAR10_ARCHIVE}, 170 MB; the data "
         f"set's page is {CIFAR10_PAGE}) and copy the file into {where} -- torchvision checks and unpacks it on the "
         f"next run (an already unpacked {CIFAR10.base_folder}/ folder there works too)."
@@ -153,20 +185,36 @@ def load_cifar10(
 ) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Return ``(images, labels, class names)`` of the real CIFAR-10 train or test split, downloaded into ``root``.
 
-    torchvision downloads the archive, verifies its checksum and unpacks it. If that fails (offline, blocked,
-    corrupt file) this raises ONE RuntimeError, ``cifar10_unavailable_message`` in ``lang`` (English unless asked:
-    notebook 06 shows this error, with the same output in both editions; ``cifar10_datasets`` asks for the edition's
-    language); it never switches to other data (``cifar10_datasets`` decides what happens next).
+    torchvision checks the MD5 of every file it reads, every time (the unpacked batches; the archive before it
+    unpacks it), downloads the archive when they are missing or damaged, and unpacks it: an archive copied from any
+    mirror is checked the same way. If that fails (offline, blocked, corrupt file) this raises ONE RuntimeError,
+    ``cifar10_unavailable_message`` in ``lang`` (English unless asked: notebook 06 shows this error, with the same
+    output in both editions; ``cifar10_datasets`` asks for the edition's language), which names the damaged files
+    it finds; an archive this call wrote that is not CIFAR-10's (a download cut off, or a wrong one) is deleted.
+    It never switches to other data (``cifar10_datasets`` decides what happens next).
     """
     import tarfile
 
     from torchvision.datasets import CIFAR10
 
+    archive = Path(root) / CIFAR10.filename
+    before = _stamp(archive)
     try:
         dataset = CIFAR10(root=str(root), train=train, download=download)
     except (OSError, RuntimeError, EOFError, tarfile.TarError) as error:
-        raise RuntimeError(cifar10_unavailable_message(root, error, download, lang)) from None
+        damaged, removed = cifar10_damaged_files(root), None
+        if archive in damaged and _stamp(archive) != before:  # written by this call: nothing half-written is kept
+            archive.unlink()
+            damaged.remove(archive)
+            removed = archive
+        message = cifar10_unavailable_message(root, error, download, lang, damaged, removed)
+        raise RuntimeError(message) from None
     return dataset.data, np.asarray(dataset.targets, dtype=np.int64), list(dataset.classes)
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    """Return the size and modification time of the file at ``path`` (None if there is none): whether it changed."""
+    return (path.stat().st_size, path.stat().st_mtime_ns) if path.is_file() else None
 
 
 def make_quick_cifar10(n_images: int, seed: int | tuple[int, ...] = 0) -> tuple[np.ndarray, np.ndarray]:

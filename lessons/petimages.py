@@ -9,6 +9,7 @@ from __future__ import annotations
 import http.client
 import os
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -62,12 +63,21 @@ PETIMAGES_ZIP_NAME = "kagglecatsanddogs_5340.zip"
 PETIMAGES_ZIP_BYTES = 824_887_076
 """Exact size of ``kagglecatsanddogs_5340.zip``: a file of any other size is incomplete or not the right one."""
 
+PETIMAGES_ZIP_SHA256 = "b7974bd00a84a99921f36ee4403f089853777b5ae8d151c76a86e64900334af9"
+"""SHA-256 of Microsoft's ``kagglecatsanddogs_5340.zip``, so that a copy from any mirror can be checked. Not measured
+here (no download works where the project is tested): it is the value two independent public projects check this
+download against, Hugging Face datasets (``datasets/cats_vs_dogs/dataset_infos.json``, with the same 824,887,076
+bytes) and GoMLX (``examples/dogsvscats``)."""
+
 EXIF_WARNINGS = r"Possibly corrupt EXIF data|Corrupt EXIF data|Truncated File Read|Tag data larger than file"
 """What Pillow warns while reading a broken EXIF block; the wording depends on Pillow's version."""
 
 
-def download_file(url: str, path: str | os.PathLike[str], expected_bytes: int) -> Path:
-    """Download ``url`` to ``path`` (making its folder), with a progress bar, resuming a ``.part`` file; return path."""
+def download_file(url: str, path: str | os.PathLike[str], expected_bytes: int, sha256: str | None = None) -> Path:
+    """Download ``url`` to ``path`` (making its folder), with a progress bar, resuming a ``.part`` file; return path.
+
+    The file gets its name only when it has ``expected_bytes`` (and, if given, the SHA-256 ``sha256``): a complete
+    download of other contents is deleted and raises OSError, so nothing wrong is kept under ``path``."""
     import urllib.request
 
     path = Path(path)
@@ -101,8 +111,40 @@ def download_file(url: str, path: str | os.PathLike[str], expected_bytes: int) -
         if got > expected_bytes:
             part.unlink()
         raise OSError(f"the download stopped at {got:,} of {expected_bytes:,} bytes; run again to resume")
+    if sha256 is not None and (digest := file_sha256(part)) != sha256:
+        part.unlink()
+        raise OSError(f"the download from {url} is not the expected file (SHA-256 {digest}, not {sha256}); deleted")
     os.replace(part, path)
     return path
+
+
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    """Return the SHA-256 of the file at ``path`` (hex digits), read in pieces (PetImages' zip: 0.7 CPU-seconds)."""
+    import hashlib
+
+    with open(path, "rb") as file:
+        return hashlib.file_digest(file, "sha256").hexdigest()
+
+
+def check_petimages_zip(zip_path: str | os.PathLike[str]) -> None:
+    """Raise OSError, with a message that names the file and says what to do, unless ``zip_path`` has the size and
+    the SHA-256 of Microsoft's PetImages zip (``PETIMAGES_ZIP_BYTES``, ``PETIMAGES_ZIP_SHA256``): a copy from any
+    mirror or a classmate's machine is checked before it is unpacked."""
+    shown, size = shown_path(zip_path), Path(zip_path).stat().st_size
+    if size != PETIMAGES_ZIP_BYTES:
+        raise OSError(
+            utils.localized(
+                f"{shown} has {size:,} bytes, not {PETIMAGES_ZIP_BYTES:,}: it is incomplete or another file; delete it",
+                f"{shown}有{size:,}字节，而不是{PETIMAGES_ZIP_BYTES:,}字节：它不完整，或者是别的文件；请删除它",
+            )
+        )
+    if (digest := file_sha256(zip_path)) != PETIMAGES_ZIP_SHA256:
+        raise OSError(
+            utils.localized(
+                f"{shown} is damaged: its SHA-256 is {digest}, not {PETIMAGES_ZIP_SHA256}; delete it",
+                f"{shown}已经损坏：它的SHA-256是{digest}，而不是{PETIMAGES_ZIP_SHA256}；请删除它",
+            )
+        )
 
 
 def safe_extract(zip_path: str | os.PathLike[str], dest: str | os.PathLike[str]) -> Path:
@@ -125,13 +167,14 @@ def safe_extract(zip_path: str | os.PathLike[str], dest: str | os.PathLike[str])
 def get_petimages(data_dir: str | os.PathLike[str] = DATA_DIR, url: str = PETIMAGES_URL) -> Path:
     """Return a PetImages folder (``Cat/`` and ``Dog/``): the real photos if they can be had, else generated ones.
 
-    The real photos: ``data_dir/petimages/PetImages``, downloaded (resumable), checked and extracted the first
-    time. When that fails (offline, refused, interrupted, a zip of the wrong size or a damaged one), it prints a
-    banner to stderr that says what failed, where to get the zip (``PETIMAGES_PAGE``) and where to put it, and
-    how to switch on quick mode; then it goes on with a generated set of the real one's size
-    (``make_generated_petimages``) under ``data_dir/petimages-generated``. With ``NB_STRICT_DATA=1`` it raises
-    RuntimeError with that message instead. With ``NB_GENERATED_DATA=1`` it returns the generated set at once
-    and says so. ``data_label`` tells which kind a folder holds.
+    The real photos: ``data_dir/petimages/PetImages``, downloaded (resumable) unless the zip is there already (put
+    there by hand, from any mirror), checked (``check_petimages_zip``: size and SHA-256) and extracted the first
+    time; an extraction that fails leaves nothing behind. When that fails (offline, refused, interrupted, a zip
+    of the wrong size or a damaged one, named), it prints a banner to stderr that says what failed, where to get
+    the zip (``PETIMAGES_PAGE``) and where to put it, and how to switch on quick mode; then it goes on with a
+    generated set of the real one's size (``make_generated_petimages``) under ``data_dir/petimages-generated``.
+    With ``NB_STRICT_DATA=1`` it raises RuntimeError with that message instead. With ``NB_GENERATED_DATA=1`` it
+    returns the generated set at once and says so. ``data_label`` tells which kind a folder holds.
     """
     import shutil
 
@@ -148,15 +191,23 @@ def get_petimages(data_dir: str | os.PathLike[str] = DATA_DIR, url: str = PETIMA
     if pets.is_dir():
         return pets
     zip_path = data_dir / PETIMAGES_ZIP_NAME
+    tmp = data_dir / "petimages.part"
     try:
         if not zip_path.is_file():
-            download_file(url, zip_path, PETIMAGES_ZIP_BYTES)
-        if zip_path.stat().st_size != PETIMAGES_ZIP_BYTES:
-            raise OSError(f"the zip has {zip_path.stat().st_size:,} bytes, not {PETIMAGES_ZIP_BYTES:,}: replace it")
-        tmp = data_dir / "petimages.part"
+            download_file(url, zip_path, PETIMAGES_ZIP_BYTES, PETIMAGES_ZIP_SHA256)
+        check_petimages_zip(zip_path)
         shutil.rmtree(tmp, ignore_errors=True)
-        safe_extract(zip_path, tmp)
-    except (OSError, http.client.HTTPException, zipfile.BadZipFile) as error:  # offline, refused, cut off, damaged
+        try:
+            safe_extract(zip_path, tmp)
+        except (zipfile.BadZipFile, EOFError, zlib.error, ValueError) as error:  # checked, yet cannot be unpacked
+            raise OSError(
+                utils.localized(
+                    f"{shown_path(zip_path)} cannot be unpacked ({error}); delete it",
+                    f"{shown_path(zip_path)}无法解压（{error}）；请删除它",
+                )
+            ) from error
+    except (OSError, http.client.HTTPException) as error:  # offline, refused, cut off, damaged
+        shutil.rmtree(tmp, ignore_errors=True)  # nothing half-unpacked is kept
         reason = getattr(error, "reason", error)  # urllib wraps the network error
         reason = getattr(reason, "strerror", None) or reason  # "Connection refused", without paths or numbers
         message = missing_petimages_message(str(reason) or type(error).__name__, zip_path)
@@ -181,12 +232,14 @@ def missing_petimages_message(reason: str, zip_path: str | os.PathLike[str]) -> 
     return utils.localized(
         f"PetImages is not available ({reason}). To use the real photos: open {PETIMAGES_PAGE} "
         f'(Microsoft\'s download centre, "Kaggle Cats and Dogs Dataset") in a browser, download '
-        f"{PETIMAGES_ZIP_NAME} ({PETIMAGES_ZIP_BYTES:,} bytes), put it at {shown_path(zip_path)} and run again. "
+        f"{PETIMAGES_ZIP_NAME} ({PETIMAGES_ZIP_BYTES:,} bytes; a copy from any mirror will do, it is checked), put it "
+        f"at {shown_path(zip_path)} and run again. "
         f"Or run in quick mode (a small generated sample, no download): set {utils.QUICK_ENV}=1 before starting "
         f"Jupyter, or put %env {utils.QUICK_ENV}=1 at the top of the first cell.",
         f"无法使用PetImages（{reason}）。要使用真实的照片：在浏览器中打开{PETIMAGES_PAGE}"
         f"（微软下载中心的“Kaggle Cats and Dogs Dataset”页面），下载{PETIMAGES_ZIP_NAME}"
-        f"（{PETIMAGES_ZIP_BYTES:,}字节），放到{shown_path(zip_path)}，然后重新运行。"
+        f"（{PETIMAGES_ZIP_BYTES:,}字节；从任何镜像得到的副本都可以，使用前会检查它），放到{shown_path(zip_path)}，"
+        "然后重新运行。"
         f"或者使用快速模式（一个小的生成样本，不需要下载）：在启动Jupyter之前设置{utils.QUICK_ENV}=1，"
         f"或者在第一个单元格的最上面加上%env {utils.QUICK_ENV}=1。",
     )

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
+import io
 import math
 import multiprocessing
 import pickle
 import urllib.error
+import urllib.request
 from pathlib import Path
 
 import numpy as np
@@ -406,3 +408,79 @@ def test_full_mode_uses_full_size_generated_data_when_asked(
     assert asked == [(50_000, 10_000)] and len(train_set) == 4 and len(test_set) == 2
     out = capsys.readouterr()
     assert "generated CIFAR-shaped images (50,000 + 10,000), not CIFAR-10" in out.out and out.err == ""
+
+
+# ---- a copy from a mirror, checked: damaged files are named, an interrupted download is not kept ----------------
+
+
+class _CutResponse(io.BytesIO):
+    """What ``urlopen`` returns for a download that the network cuts off after ``len(body)`` of ``length`` bytes."""
+
+    def __init__(self, url: str, body: bytes, length: int) -> None:
+        super().__init__(body)
+        self.url, self.length = url, length
+
+    def read(self, size: int = -1) -> bytes:
+        chunk = super().read(size)
+        if not chunk:
+            raise ConnectionResetError(104, "Connection reset by peer")
+        return chunk
+
+
+def _clear_data_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in (utils.STRICT_DATA_ENV, utils.GENERATED_ENV):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_a_damaged_archive_from_a_mirror_is_named_and_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """torchvision's own path: the archive fails its MD5, the download it then tries fails (offline)."""
+    _clear_data_settings(monkeypatch)
+
+    def offline(request: object, *args: object, **kwargs: object) -> None:
+        raise urllib.error.URLError("[Errno -3] Temporary failure in name resolution")
+
+    monkeypatch.setattr(urllib.request, "urlopen", offline)
+    archive = tmp_path / cifar10.CIFAR10_ARCHIVE
+    archive.write_bytes(b"\x1f\x8b" + bytes(1000))  # a copy cut short on a USB stick: not the archive
+    with pytest.raises(RuntimeError) as caught:
+        cifar10.load_cifar10(train=True, root=tmp_path)
+    message = str(caught.value)
+    assert message.startswith(
+        f"Real CIFAR-10 is not available: {archive} is damaged (not the MD5 torchvision checks): delete, then copy "
+        "again.\nTo get it:"
+    )
+    _assert_clear_message(message, f"{tmp_path}/")
+    assert archive.stat().st_size == 1002  # the student's own file: named, not deleted
+    chinese = cifar10.cifar10_unavailable_message(tmp_path, OSError("x"), lang="zh", damaged=[archive])
+    assert chinese.startswith(f"无法使用真实的CIFAR-10：{archive}已经损坏（MD5与torchvision检查的不符）：请删除")
+
+
+def test_an_interrupted_download_is_removed_and_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _clear_data_settings(monkeypatch)
+
+    def cut_off(request: urllib.request.Request, *args: object, **kwargs: object) -> _CutResponse:
+        return _CutResponse(request.full_url, b"\x1f\x8b" + bytes(40_000), 170_498_071)
+
+    monkeypatch.setattr(urllib.request, "urlopen", cut_off)
+    with pytest.raises(RuntimeError) as caught:
+        cifar10.load_cifar10(train=True, root=tmp_path)
+    archive = tmp_path / cifar10.CIFAR10_ARCHIVE
+    assert (
+        f"could not download it into {tmp_path}/ (ConnectionResetError: [Errno 104] Connection reset by peer); "
+        f"the incomplete or wrong download {archive} was removed." in str(caught.value)
+    )
+    assert list(tmp_path.iterdir()) == []  # nothing half-written kept
+
+
+def test_a_damaged_unpacked_batch_is_named(tmp_path: Path) -> None:
+    from torchvision.datasets import CIFAR10
+
+    batch = tmp_path / CIFAR10.base_folder / "data_batch_3"
+    batch.parent.mkdir()
+    batch.write_bytes(b"half a file")
+    (tmp_path / CIFAR10.base_folder / "test_batch").write_bytes(b"x")
+    with pytest.raises(RuntimeError) as caught:
+        cifar10.load_cifar10(train=False, root=tmp_path, download=False)
+    damaged = f"{batch}, {tmp_path / CIFAR10.base_folder / 'test_batch'} are damaged"
+    assert str(caught.value).startswith(f"Real CIFAR-10 is not available: {damaged}")
+    assert cifar10.cifar10_damaged_files(tmp_path / "nothing-here") == []

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import ast
 import errno
+import hashlib
 import http.client
 import http.server
 import importlib.util
 import io
 import os
+import re
 import socket
 import struct
 import sys
@@ -708,7 +710,7 @@ class _ZipHandler(http.server.BaseHTTPRequestHandler):
 def test_download_into_a_folder_that_does_not_exist(tmp_path: Path, data_env: pytest.MonkeyPatch) -> None:
     archive = _zip(tmp_path / "served.zip", {"PetImages/Cat/0.jpg": b"c", "PetImages/Dog/0.jpg": b"d"})
     _ZipHandler.payload = archive.read_bytes()
-    data_env.setattr(petimages, "PETIMAGES_ZIP_BYTES", len(_ZipHandler.payload))
+    _accept(data_env, archive)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _ZipHandler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
@@ -727,13 +729,23 @@ def test_get_petimages_skips_when_present(tmp_path: Path, data_env: pytest.Monke
     assert petimages.get_petimages(tmp_path) == tmp_path / "petimages" / "PetImages"
 
 
-def test_get_petimages_checks_size_then_extracts(tmp_path: Path, data_env: pytest.MonkeyPatch) -> None:
+def _accept(monkeypatch: pytest.MonkeyPatch, archive: Path) -> None:
+    """Make ``archive`` the one whose size and SHA-256 ``get_petimages`` checks for (instead of Microsoft's)."""
+    monkeypatch.setattr(petimages, "PETIMAGES_ZIP_BYTES", archive.stat().st_size)
+    monkeypatch.setattr(petimages, "PETIMAGES_ZIP_SHA256", hashlib.sha256(archive.read_bytes()).hexdigest())
+
+
+def test_get_petimages_checks_size_and_checksum_then_extracts(tmp_path: Path, data_env: pytest.MonkeyPatch) -> None:
     data_env.setattr(urllib.request, "urlopen", lambda *a, **k: pytest.fail("downloaded although present"))
     data_env.setenv(utils.STRICT_DATA_ENV, "1")
     archive = _zip(tmp_path / "kagglecatsanddogs_5340.zip", {"PetImages/Cat/0.jpg": b"c", "PetImages/Dog/0.jpg": b"d"})
-    with pytest.raises(RuntimeError, match=f"the zip has {archive.stat().st_size:,} bytes, not 824,887,076"):
+    with pytest.raises(RuntimeError, match=f"has {archive.stat().st_size:,} bytes, not 824,887,076"):
         petimages.get_petimages(tmp_path)
     data_env.setattr(petimages, "PETIMAGES_ZIP_BYTES", archive.stat().st_size)
+    damaged = f"is damaged: its SHA-256 is [0-9a-f]{{64}}, not {petimages.PETIMAGES_ZIP_SHA256}"
+    with pytest.raises(RuntimeError, match=damaged):
+        petimages.get_petimages(tmp_path)
+    _accept(data_env, archive)
     pets = petimages.get_petimages(tmp_path)
     assert pets == tmp_path / "petimages" / "PetImages" and (pets / "Dog" / "0.jpg").read_bytes() == b"d"
     assert not (tmp_path / "petimages.part").exists()
@@ -746,7 +758,11 @@ def test_a_zip_of_the_wrong_size_falls_back_with_the_reason(
     calls = _fake_generated(data_env)
     (tmp_path / "kagglecatsanddogs_5340.zip").write_bytes(b"partial")
     assert petimages.get_petimages(tmp_path) == tmp_path / "petimages-generated" and len(calls) == 1
-    assert "(the zip has 7 bytes, not 824,887,076: replace it)" in capsys.readouterr().err
+    zip_path = tmp_path / "kagglecatsanddogs_5340.zip"
+    assert f"({zip_path} has 7 bytes, not 824,887,076: it is incomplete or another file; delete it)" in (
+        capsys.readouterr().err
+    )
+    assert zip_path.read_bytes() == b"partial"  # the student's file is named, not deleted behind their back
 
 
 def test_a_damaged_zip_of_the_right_size_falls_back_or_stops(
@@ -754,14 +770,58 @@ def test_a_damaged_zip_of_the_right_size_falls_back_or_stops(
 ) -> None:
     data_env.setattr(urllib.request, "urlopen", lambda *a, **k: pytest.fail("downloaded although present"))
     calls = _fake_generated(data_env)
-    (tmp_path / "kagglecatsanddogs_5340.zip").write_bytes(b"not a zip at all")
+    zip_path = tmp_path / "kagglecatsanddogs_5340.zip"
+    zip_path.write_bytes(b"not a zip at all")
     data_env.setattr(petimages, "PETIMAGES_ZIP_BYTES", 16)
     assert petimages.get_petimages(tmp_path) == tmp_path / "petimages-generated" and len(calls) == 1
-    assert "PetImages is not available (File is not a zip file)." in capsys.readouterr().err
+    digest = hashlib.sha256(b"not a zip at all").hexdigest()
+    expected = f"PetImages is not available ({zip_path} is damaged: its SHA-256 is {digest}, not "
+    assert expected + f"{petimages.PETIMAGES_ZIP_SHA256}; delete it)." in capsys.readouterr().err
+    _accept(data_env, zip_path)  # the right checksum, yet no zip: named too
     data_env.setenv(utils.STRICT_DATA_ENV, "1")
-    with pytest.raises(RuntimeError, match=r"not available \(File is not a zip file\)"):
+    not_a_zip = rf"not available \({re.escape(str(zip_path))} cannot be unpacked \(File is not a zip file\)"
+    with pytest.raises(RuntimeError, match=not_a_zip):
         petimages.get_petimages(tmp_path)
-    assert not (tmp_path / "petimages").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [zip_path.name]  # nothing half-unpacked
+
+
+def test_a_zip_damaged_inside_is_named_and_nothing_half_unpacked_is_kept(
+    tmp_path: Path, data_env: pytest.MonkeyPatch
+) -> None:
+    zip_path = tmp_path / "kagglecatsanddogs_5340.zip"
+    photos = {f"PetImages/{kind}/{i}.jpg": bytes([i]) * 5000 for kind in ("Cat", "Dog") for i in range(3)}
+    content = bytearray(_zip(zip_path, photos).read_bytes())
+    last = content.rindex(b"PetImages/Dog/2.jpg", 0, len(content) - 200)  # the last photo's local header ...
+    content[last + 100] ^= 0xFF  # ... and a byte of its data: a copy damaged in transfer, after five good photos
+    zip_path.write_bytes(bytes(content))
+    _accept(data_env, zip_path)  # a copy whose damage the checksum was told to accept: only unpacking finds it
+    data_env.setenv(utils.STRICT_DATA_ENV, "1")
+    shown = re.escape(str(zip_path))
+    with pytest.raises(RuntimeError, match=rf"\({shown} cannot be unpacked \(Bad CRC-32 for file 'PetImages/Dog/2"):
+        petimages.get_petimages(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [zip_path.name]  # no petimages.part, no petimages/
+    data_env.setattr(utils, "_language", "en")
+    utils.set_language("zh")  # what a Chinese notebook says
+    with pytest.raises(RuntimeError, match=rf"^无法使用PetImages（{shown}无法解压（Bad CRC-32"):
+        petimages.get_petimages(tmp_path)
+    data_env.setattr(petimages, "PETIMAGES_ZIP_BYTES", 1)
+    with pytest.raises(RuntimeError, match=f"{shown}有{len(content):,}字节，而不是1字节：它不完整"):
+        petimages.get_petimages(tmp_path)
+
+
+def test_a_download_of_other_contents_is_deleted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    payload = b"a login page of the school's network, not the zip" * 10
+    _fake_urlopen(monkeypatch, payload, honour_range=True)
+    with pytest.raises(OSError, match=f"is not the expected file \\(SHA-256 {hashlib.sha256(payload).hexdigest()}"):
+        petimages.download_file(URL, tmp_path / "x.zip", len(payload), sha256="0" * 64)
+    assert list(tmp_path.iterdir()) == []  # neither x.zip nor x.zip.part
+    right = hashlib.sha256(payload).hexdigest()
+    assert petimages.download_file(URL, tmp_path / "x.zip", len(payload), right).read_bytes() == payload
+
+
+def test_the_checksum_is_a_sha256_and_the_size_matches_it() -> None:
+    assert re.fullmatch(r"[0-9a-f]{64}", petimages.PETIMAGES_ZIP_SHA256)
+    assert petimages.PETIMAGES_ZIP_BYTES == 824_887_076  # the size recorded with that checksum
 
 
 # ---- the benchmark ------------------------------------------------------------------------------------------

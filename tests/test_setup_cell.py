@@ -238,3 +238,45 @@ def test_githubs_zip_beside_the_notebook_is_found(tmp_path: Path, refused_url: s
     (unpacked / "utils.py").write_text((ROOT / "utils.py").read_text(encoding="utf-8"), encoding="utf-8")
     done = run_setup_cell(tmp_path, code=template.SETUP_CELL + "\nprint(utils.ROOT.name)", **git_redirect(refused_url))
     assert done.stdout == f"{ZIP_FOLDER}\n", done.stderr  # found beside the notebook, nothing downloaded
+
+
+# ---- a mirror of the project: NB_REPO_URL (template.REPO_URL_ENV) -------------------------------------------------
+
+
+def small_project(folder: Path) -> Path:
+    """Make ``folder`` a git repository holding a stand-in for the project (the ``utils`` the setup cell calls)."""
+    folder.mkdir()
+    (folder / "utils.py").write_text("def set_language(lang):\n    print(lang)\n\n\ndef check_runtime():\n    pass\n")
+    who = ["-c", "user.name=teacher", "-c", "user.email=teacher@school.example"]
+    for command in (["init", "-q"], ["add", "utils.py"], [*who, "commit", "-q", "-m", "the project"]):
+        subprocess.run(["git", *command], cwd=folder, check=True, capture_output=True)
+    return folder
+
+
+def test_a_class_behind_a_slow_github_clones_the_project_from_its_mirror(tmp_path: Path, refused_url: str) -> None:
+    mirror = small_project(tmp_path / "school-server").as_uri()  # a school's server, or a copy on Gitee
+    classroom = tmp_path / "classroom"
+    classroom.mkdir()
+    github_refused = git_redirect(refused_url)  # GitHub out of reach: only the mirror can give the project
+    done = run_setup_cell(classroom, "zh", **{template.REPO_URL_ENV: mirror}, **github_refused)
+    assert done.returncode == 0 and done.stdout == "zh\n", done.stderr
+    assert (classroom / FOLDER / "utils.py").is_file() and leftovers(classroom) == [FOLDER]
+
+
+def test_a_mirror_that_fails_is_named_and_the_variable_is_in_the_advice(tmp_path: Path, refused_url: str) -> None:
+    github_refused = git_redirect(refused_url)
+    empty = error_line(run_setup_cell(tmp_path, **{template.REPO_URL_ENV: ""}, **github_refused))
+    assert empty.startswith(f"RuntimeError: Could not download {REPO_URL} (")  # empty: GitHub, as when unset
+    assert empty.endswith(
+        f"beside this notebook: {tmp_path}; or clone a mirror of it: %env {template.REPO_URL_ENV}=<its address>; "
+        "then run this cell again."
+    )
+    mirror = refused_url.replace("/project", "/school/pytorch-gpu-notebooks.git")
+    english = error_line(run_setup_cell(tmp_path, **{template.REPO_URL_ENV: mirror}))
+    assert english.startswith(f"RuntimeError: Could not download {mirror} (fatal: unable to access ")
+    assert f"%env {template.REPO_URL_ENV}=<its address>" in english
+    for front in ({}, {"COLAB_RELEASE_TAG": "test"}, {"KAGGLE_KERNEL_RUN_TYPE": "Interactive"}):
+        chinese = error_line(run_setup_cell(tmp_path, "zh", **{template.REPO_URL_ENV: mirror}, **front))
+        assert chinese.startswith(f"RuntimeError: 无法下载{mirror}（fatal: unable to access ")
+        assert "可以改从镜像（Gitee上的副本、学校的服务器）下载：%env NB_REPO_URL=镜像的地址。其他解决办法：" in chinese
+    assert leftovers(tmp_path) == []

@@ -29,6 +29,10 @@ FOLDERS = (REPO.split("/")[1], REPO.split("/")[1] + "-main")
 """The folders beside a notebook where its setup cell looks for the project: a clone, or GitHub's zip unpacked."""
 CLONE_TIMEOUT_ENV = "NB_CLONE_TIMEOUT"
 """Seconds the setup cell gives ``git clone`` before it gives up (default 30; the tests set a few)."""
+REPO_URL_ENV = "NB_REPO_URL"
+"""Where the setup cell clones the project from when set (a mirror: a copy on Gitee, a school's git server), instead
+of GitHub; its failure message names it (in English where the advice is for JupyterLab: on Colab and Kaggle GitHub
+can be reached)."""
 
 _SETUP_CELL = """<<setup>>
 import os
@@ -39,7 +43,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-REPO_URL = "https://github.com/<<repo>>"
+<<mirror>>
+REPO_URL = os.environ.get("<<repo env>>") or "https://github.com/<<repo>>"
 FOLDERS = ("<<folder>>", "<<zip>>")  <<folders>>
 SAY = {  <<say>>
     "taken": <<taken>>,
@@ -86,14 +91,15 @@ SETUP_WORDS: dict[str, dict[str, str]] = {
         "setup": "# Setup: make the project's code importable in JupyterLab, under the tests, and on Colab or Kaggle.",
         "folders": "# a clone, or GitHub's zip unpacked",
         "say": "# what this cell says when it can neither find nor download the project",
+        "mirror": "# the project's address: GitHub, or a mirror's where NB_REPO_URL is set (Gitee, a school's server)",
         "taken": '"{} is there but holds no utils.py: delete or rename it, then run this cell again."',
-        "failed": '"Could not download {} ({}). Fix: {}; then run this cell again."',
+        "failed": '"Could not download {} ({}). "\n    "Fix: {}; then run this cell again."',
         "late": '"no answer within {:g} s"',
         "Colab": '"check the network, or upload the project\'s zip from GitHub with the Files pane and '
         '!unzip -q {1}.zip"',
         "Kaggle": '"switch on Settings -> Internet for this notebook"',
-        "here": '"put the project\'s folder, {0} (a clone) or {1} (GitHub\'s zip, unpacked), '
-        'beside this notebook: {2}"',
+        "here": '"put the project\'s folder, {0} (a clone) or {1} "\n    "(GitHub\'s zip, unpacked), '
+        'beside this notebook: {2}; or clone a mirror of it: %env NB_REPO_URL=<its address>"',
         "download": "# opened on its own (Colab, Kaggle): download the project once",
         "partial": "# a new folder every try, renamed when complete",
         "finally": "# done, too late, or stopped by hand: end git and its helpers; keep only a whole clone",
@@ -104,12 +110,15 @@ SETUP_WORDS: dict[str, dict[str, str]] = {
         "setup": "# 准备工作：让项目的代码在JupyterLab、测试和Colab/Kaggle中都能导入。",
         "folders": "# git clone得到的，或GitHub的zip压缩包解压后的",
         "say": "# 既找不到也下载不了项目时，这个单元格给出的提示",
+        "mirror": "# 项目的地址：GitHub；设置了NB_REPO_URL时是镜像的地址（Gitee上的副本、学校的服务器）",
         "taken": '"{}已经存在，但里面没有utils.py：删除它或给它改名，然后重新运行这个单元格。"',
-        "failed": '"无法下载{}（{}）。解决办法：{}；然后重新运行这个单元格。"',
+        "failed": '"无法下载{}（{}）。可以改从镜像（Gitee上的副本、学校的服务器）下载："\n'
+        '    "%env NB_REPO_URL=镜像的地址。其他解决办法：{}；然后重新运行这个单元格。"',
         "late": '"{:g}秒内没有应答"',
         "Colab": '"检查网络；或者用“文件”面板上传项目在GitHub上的zip压缩包，再运行!unzip -q {1}.zip"',
         "Kaggle": '"在这个笔记本的Settings -> Internet中打开网络"',
-        "here": '"把项目的文件夹{0}（git clone得到的）或{1}（GitHub的zip压缩包解压后的）放到这个笔记本旁边：{2}"',
+        "here": '"把项目的文件夹{0}（git clone得到的）或{1}"\n'
+        '    "（GitHub的zip压缩包解压后的）放到这个笔记本旁边：{2}"',
         "download": "# 单独打开时（Colab、Kaggle）：先下载一次项目",
         "partial": "# 每次都下载到一个新文件夹，下载完整后才改名",
         "finally": "# 无论完成、超时还是被手动停止：结束git及其辅助进程，只留下完整的克隆",
@@ -130,6 +139,7 @@ def setup_cell(lang: str = "en") -> str:
         "folder": FOLDERS[0],
         "zip": FOLDERS[1],
         "timeout env": CLONE_TIMEOUT_ENV,
+        "repo env": REPO_URL_ENV,
         "lang": lang,
     }
     for key, value in values.items():
@@ -237,6 +247,15 @@ def badge(name: str, lang: str = "en") -> str:
 
 COLAB_LINK_WORDS = {"en": "Open in Colab", "zh": "在Colab中打开"}
 
+WITHOUT_COLAB = {
+    "zh": "**没有Colab时**：用老师分发的学生版压缩包student.zip，在自己电脑的JupyterLab中运行，或者上传到国内"
+    "带GPU的在线Jupyter平台，解压后运行；具体做法见项目说明README.zh.md中的“没有Colab时”一节。"
+}
+"""The header's line under the Colab link for readers who cannot open Colab (mainland China: the Chinese edition).
+Plain words, no link or code span: the Chinese title cell keeps the English one's links and code spans
+(tests/test_translate.py)."""
+WITHOUT_COLAB_LINE = re.compile(r"^\*\*没有Colab时\*\*.*$", re.M)
+
 
 def colab_link(name: str, lang: str = "en") -> str:
     """Return the header's Open-in-Colab link (markdown) for notebook ``name`` of edition ``lang``: words, not an
@@ -341,14 +360,20 @@ def read_timings() -> dict[str, dict[str, Any]]:
 
 
 def apply(nb: Any, name: str, timings: dict[str, dict[str, Any]], lang: str = "en") -> None:
-    """Write the shared setup cell, Colab metadata, Colab link and time line into notebook ``nb`` (an nbformat
-    node)."""
+    """Write the shared setup cell, Colab metadata, Colab link, the line for readers without Colab (Chinese) and
+    time line into notebook ``nb`` (an nbformat node)."""
     code = [c for c in nb.cells if c.cell_type == "code"]
     code[0].source = LANGUAGES[lang].setup_cell
     nb.metadata.update(json.loads(json.dumps(COLAB_METADATA)))
     nb.metadata["kernelspec"] = dict(KERNELSPEC)
     title = nb.cells[0]
     title.source = title.source.replace(badge(name, lang), colab_link(name, lang))  # the image badge of old
+    if lang in WITHOUT_COLAB:  # its own line, under the Colab link
+        if WITHOUT_COLAB_LINE.search(title.source):
+            title.source = WITHOUT_COLAB_LINE.sub(lambda _: WITHOUT_COLAB[lang], title.source)
+        else:
+            link = colab_link(name, lang)
+            title.source = title.source.replace(link, f"{link}\n\n{WITHOUT_COLAB[lang]}", 1)
     line = time_line(timings.get(name.removesuffix(".ipynb"), {}), lang)
     if TIME_LINE.search(title.source):
         title.source = TIME_LINE.sub(lambda _: line, title.source)

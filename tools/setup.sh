@@ -2,12 +2,35 @@
 # Create .venv (if missing) and install the pinned stack. Safe to run again; never downgrades numpy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Windows: Git Bash, MSYS2 and Cygwin are not Linux (a venv there has Scripts\python.exe, no bin/python, and the
+# lessons' setup is not made for them); WSL2 with Ubuntu is (README: "Windows"). Said in words, not a traceback.
+windows_shell() {
+  cat >&2 <<'EOF'
+tools/setup.sh: this is a Windows shell (Git Bash, MSYS2 or Cygwin), where Python's virtual environments have
+Scripts\ instead of bin/: the lessons' setup runs on Linux or macOS. On Windows, use WSL2 with Ubuntu:
+  1. in PowerShell, as administrator: wsl --install -d Ubuntu-24.04   (then restart Windows, open "Ubuntu")
+  2. in Ubuntu: sudo apt update && sudo apt install -y python3-venv git unzip
+  3. in Ubuntu, in the project's folder (or the unzipped student.zip): bash tools/setup.sh && .venv/bin/jupyter lab
+See README.md, "Windows".
+tools/setup.sh：这是Windows上的shell（Git Bash、MSYS2或Cygwin），其中Python虚拟环境的文件夹是Scripts\而不是bin/，
+课程的安装脚本只能在Linux或macOS上运行。在Windows上请使用WSL2和Ubuntu，步骤同上，见README.zh.md中的“Windows”。
+EOF
+  exit 1
+}
+case "$(uname -s 2>/dev/null || true)" in
+  MINGW* | MSYS* | CYGWIN*) windows_shell ;;
+esac
 # PYTHON=python3.13 picks the interpreter; VENV=.venv-py313 another environment (tools/other_python.sh uses both).
 PYTHON="${PYTHON:-python3}"
 VENV="${VENV:-.venv}"
 "$PYTHON" -c 'import sys; sys.exit(0 if (3, 11) <= sys.version_info[:2] <= (3, 13) else
   f"Python 3.11, 3.12 or 3.13 is needed, this is {sys.version.split()[0]}: run with PYTHON=python3.12 (for example)")'
 [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
+if [ ! -x "$VENV/bin/python" ]; then  # a Windows Python (python.exe on PATH) makes a Windows layout, even here
+  [ -e "$VENV/Scripts" ] && windows_shell
+  echo "tools/setup.sh: $PYTHON -m venv made no $VENV/bin/python: delete $VENV and run again" >&2
+  exit 1
+fi
 source tools/installer.sh  # defines `install`: uv where it can be had (several times faster for PyTorch), else pip
 install "$VENV" -r requirements.txt
 # d2l 1.0.3 pins numpy==1.23.5 and friends, which break on Python >= 3.12: install it without its pins.

@@ -43,6 +43,7 @@ HANDOUT = [
     "utils.py",
     "lessons",
     "data/README.md",
+    "data/README.zh.md",
     "requirements.txt",
     "requirements-nodeps.txt",
     "tools/setup.sh",
@@ -167,7 +168,7 @@ def tracked() -> frozenset[str]:
         files = [name for name in listing.decode().split("\0") if name]
     except (OSError, subprocess.CalledProcessError):
         found = (p.relative_to(ROOT).as_posix() for p in ROOT.rglob("*") if p.is_file())
-        files = [f for f in found if not f.startswith(("data/", ".")) or f == "data/README.md"]
+        files = [f for f in found if not f.startswith(("data/", ".")) or f in ("data/README.md", "data/README.zh.md")]
     return frozenset(files) | {parent.as_posix() for f in files for parent in Path(f).parents if parent.parts}
 
 
