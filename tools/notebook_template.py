@@ -8,6 +8,7 @@ header's Colab link and its line with measured run times, and the fixed words of
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sys
@@ -30,7 +31,7 @@ FOLDERS = (REPO.split("/")[1], REPO.split("/")[1] + "-main")
 CLONE_TIMEOUT_ENV = "NB_CLONE_TIMEOUT"
 """Seconds the setup cell gives ``git clone`` before it gives up (default 30; the tests set a few)."""
 
-_SETUP_CELL = """<<setup>>
+_SETUP_CELL = """# @title <<setup>>
 import os
 import shutil
 import signal
@@ -83,7 +84,7 @@ utils.check_runtime()  <<runtime>>"""
 
 SETUP_WORDS: dict[str, dict[str, str]] = {
     "en": {
-        "setup": "# Setup: make the project's code importable in JupyterLab, under the tests, and on Colab or Kaggle.",
+        "setup": "Setup: make the project's code importable in JupyterLab, under the tests, and on Colab or Kaggle.",
         "folders": "# a clone, or GitHub's zip unpacked",
         "say": "# what this cell says when it can neither find nor download the project",
         "taken": '"{} is there but holds no utils.py: delete or rename it, then run this cell again."',
@@ -101,7 +102,7 @@ SETUP_WORDS: dict[str, dict[str, str]] = {
         "runtime": "# on Colab or Kaggle without a GPU: says how to switch one on, then goes on on the CPU",
     },
     "zh": {
-        "setup": "# 准备工作：让项目的代码在JupyterLab、测试和Colab/Kaggle中都能导入。",
+        "setup": "准备工作：让项目的代码在JupyterLab、测试和Colab/Kaggle中都能导入。",
         "folders": "# git clone得到的，或GitHub的zip压缩包解压后的",
         "say": "# 既找不到也下载不了项目时，这个单元格给出的提示",
         "taken": '"{}已经存在，但里面没有utils.py：删除它或给它改名，然后重新运行这个单元格。"',
@@ -117,7 +118,8 @@ SETUP_WORDS: dict[str, dict[str, str]] = {
         "runtime": "# 在没有GPU的Colab或Kaggle上：说明怎样打开GPU，然后继续在CPU上运行",
     },
 }
-"""The words of each edition's setup cell: its comments, and the string literals of its messages (the only code
+"""The words of each edition's setup cell: its title (the first line, ``# @title ...``, which Colab shows in place of
+the collapsed code), its comments, and the string literals of its messages (the only code
 that differs between the editions' setup cells; tests/test_translate.py checks that)."""
 
 
@@ -154,7 +156,7 @@ class Labels:
     exercises: str
     going_deeper: str
     exercise: re.Pattern[str]  # an exercise cell starts with this; group 1 is its number
-    solution: str  # a solution cell's first line starts with this
+    solution: str  # a solution cell's first line starts with this (a Colab form title: ``FORM_TITLE``)
     placeholder: str  # old structure: the empty cell that replaces solution {number} in the student edition
     solutions: str  # the heading of the last section, which holds every solution (after all the exercises)
     answer: str  # the first line of exercise {number}'s answer cell, which holds a stub the student replaces
@@ -172,11 +174,11 @@ LANGUAGES = {
         "## Exercises",
         "## Going deeper",
         re.compile(r"\*\*Exercise (\d+)\.\*\*"),
-        "# Solution",
+        "# @title Solution",
         "# Exercise {number} — your solution",
         "## Solutions",
         "# Exercise {number}: your answer",
-        "# Solution: exercise {number}",
+        "# @title Solution: exercise {number}",
         "not answered yet",
         ": correct.",
     ),
@@ -188,11 +190,11 @@ LANGUAGES = {
         "## 练习",
         "## 进阶",
         re.compile(r"\*\*练习(\d+)\*\*"),
-        "# 参考答案",
+        "# @title 参考答案",
         "# 练习{number}：在这里写你的答案",
         "## 参考答案",
         "# 练习{number}：你的答案",
-        "# 参考答案：练习{number}",
+        "# @title 参考答案：练习{number}",
         "尚未作答",
         "：正确。",
     ),
@@ -210,6 +212,91 @@ COLAB_METADATA: dict[str, Any] = {
     "colab": {"provenance": [], "gpuType": "T4", "toc_visible": True},
 }
 """Notebook metadata that makes the Colab badge open a GPU runtime (a T4, the free tier's GPU)."""
+
+FORM_TITLE = "# @title "
+"""The first line of a cell shown collapsed (the setup cell, every solution): Colab shows the rest of the line as the
+title of a form cell (``cellView: "form"``) and hides the code until clicked; JupyterLab hides the code of a cell
+whose ``jupyter.source_hidden`` is true (one click on the bar to the left shows it)."""
+LEGACY_SOLUTION = {"en": "# Solution", "zh": "# 参考答案"}
+"""How a solution's first line began before it was a form title: ``present`` turns it into ``FORM_TITLE`` + the rest."""
+NBVAL_MARKERS = ("NBVAL_IGNORE_OUTPUT", "NBVAL_CHECK_OUTPUT", "NBVAL_RAISES_EXCEPTION", "NBVAL_SKIP",
+                 "PYTEST_VALIDATE_IGNORE_OUTPUT")
+"""nbval's comment markers (``nbval.plugin.comment_markers``; tests/test_hygiene.py checks the list). ``present``
+moves each into the cell's tags, as its tag name (``marker_tag``): nbval reads both the same way, and a tag stays out
+of the code a student reads (JupyterLab shows tags only in the cell's property inspector; Colab, VS Code and Kaggle
+not at all)."""
+IGNORE_OUTPUT_TAG = "nbval-ignore-output"
+"""The tag that makes nbval run a cell without comparing its output: every solution has it, since no solution keeps
+an output (the strict check under it is what the tests compare)."""
+
+
+def source_hash(text: str) -> str:
+    """Return a short, stable hash of a cell's source text (tools/translate.py records it per Chinese cell)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def marker_tag(marker: str) -> str:
+    """Return the cell tag that nbval reads as comment ``marker``: ``NBVAL_IGNORE_OUTPUT`` -> ``nbval-ignore-output``."""
+    return marker.lower().replace("_", "-")
+
+
+def _is_marker(line: str) -> bool:
+    """True for a line that nbval reads as a marker: a comment whose whole text is one of ``NBVAL_MARKERS``."""
+    return line.strip().startswith("#") and line.strip().lstrip("#").strip() in NBVAL_MARKERS
+
+
+def presented_source(source: str, lang: str = "en") -> tuple[str, list[str]]:
+    """Return ``source`` as a student reads it, and the tags it needs: nbval's markers removed (their tags returned
+    instead) and a solution's first line of old (``# Solution: exercise 2``) made a form title
+    (``# @title Solution: exercise 2``). Idempotent."""
+    lines = source.split("\n")
+    tags = [marker_tag(line.strip().lstrip("#").strip()) for line in lines if _is_marker(line)]
+    lines = [line for line in lines if not _is_marker(line)]
+    legacy = LEGACY_SOLUTION[lang]
+    if lines and lines[0].startswith(legacy) and not lines[0].startswith(FORM_TITLE):
+        lines[0] = FORM_TITLE + lines[0][len("# ") :]
+    return "\n".join(lines), tags
+
+
+def is_solution_cell(cell: Any, lang: str = "en") -> bool:
+    """True for an exercise's solution: a code cell whose first line is the edition's solution title."""
+    return cell.get("cell_type") == "code" and cell.source.lstrip().startswith(LANGUAGES[lang].solution)
+
+
+def collapse(cell: Any) -> None:
+    """Show ``cell`` collapsed to its first line, a ``FORM_TITLE``: a form in Colab, hidden code in JupyterLab."""
+    cell.metadata["cellView"] = "form"
+    jupyter = cell.metadata.setdefault("jupyter", {})
+    jupyter["source_hidden"] = True
+    jupyter.pop("outputs_hidden", None)  # JupyterLab's Run All uncovers it, and saving drops it (issue 27)
+
+
+def _add_tags(cell: Any, tags: list[str]) -> None:
+    existing = cell.metadata.get("tags", [])
+    if missing := [tag for tag in tags if tag not in existing]:
+        cell.metadata["tags"] = [*existing, *missing]
+
+
+def present(cell: Any, lang: str = "en") -> None:
+    """Make code ``cell`` of edition ``lang`` what a student should see (idempotent): no nbval marker in its code
+    (``presented_source``: tags instead); a solution collapsed (``collapse``) with no stored output, which nbval
+    then does not compare (``IGNORE_OUTPUT_TAG``; it still runs the cell, and the strict check under it is compared).
+    A Chinese cell's translation record (tools/translate.py) gets the same change to the English source it records,
+    so that a translation stays current."""
+    if cell.get("cell_type") != "code":
+        return
+    cell.source, tags = presented_source(cell.source, lang)
+    _add_tags(cell, tags)
+    if is_solution_cell(cell, lang):
+        collapse(cell)
+        _add_tags(cell, [IGNORE_OUTPUT_TAG])
+        cell.outputs = []
+    record = cell.metadata.get("translation")
+    if lang != "en" and record and "source" in record:
+        english = presented_source(record["source"], "en")[0]
+        if english != record["source"]:
+            record["source"], record["hash"] = english, source_hash(english)
+
 
 KERNELSPEC: dict[str, str] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 """The kernel every notebook names. ``tools/setup.sh`` registers exactly this one: JupyterLab marks a notebook
@@ -341,10 +428,13 @@ def read_timings() -> dict[str, dict[str, Any]]:
 
 
 def apply(nb: Any, name: str, timings: dict[str, dict[str, Any]], lang: str = "en") -> None:
-    """Write the shared setup cell, Colab metadata, Colab link and time line into notebook ``nb`` (an nbformat
-    node)."""
+    """Write the shared setup cell (collapsed), Colab metadata, Colab link and time line into notebook ``nb`` (an
+    nbformat node), and show every other code cell as a student should see it (``present``)."""
     code = [c for c in nb.cells if c.cell_type == "code"]
     code[0].source = LANGUAGES[lang].setup_cell
+    collapse(code[0])  # run, not read: its title only (issue 38)
+    for cell in code[1:]:
+        present(cell, lang)
     nb.metadata.update(json.loads(json.dumps(COLAB_METADATA)))
     nb.metadata["kernelspec"] = dict(KERNELSPEC)
     title = nb.cells[0]

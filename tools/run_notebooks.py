@@ -99,6 +99,8 @@ def run(path: Path, out: Path | None = None, passes: int = 1) -> float:
     seconds = time.perf_counter() - start
     for cell in nb.cells:  # keep diffs small: no per-run metadata
         cell.metadata.pop("execution", None)
+        if out is None:  # what a student sees: no solution's output stored (the copies in --out keep them)
+            notebook_template.present(cell, notebook_template.language_of(path))
     nb.metadata.pop("widgets", None)
     nbformat.write(nb, out / path.name if out else path)
     return seconds

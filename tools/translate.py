@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import hashlib
 import html
 import io
 import re
@@ -63,9 +62,8 @@ def hashed_source(cell: Any, index: int) -> str:
     return template.TIME_LINE.sub("", cell.source).strip() if index == 0 else cell.source
 
 
-def source_hash(text: str) -> str:
-    """Return a short, stable hash of a cell's source text."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+source_hash = template.source_hash
+"""Return a short, stable hash of a cell's source text."""
 
 
 def _tokens(source: str) -> list[tokenize.TokenInfo]:
@@ -154,6 +152,8 @@ def sync(english: Path, twin: Path | None = None) -> dict[str, list[str]]:
     cells = []
     for index, en_cell in enumerate(en_nb.cells):
         zh_cell = old.get(en_cell.id)
+        if zh_cell is not None and index > 0:  # what a student sees (tools/notebook_template.py), as English has it
+            template.present(zh_cell, "zh")
         if zh_cell is None or zh_cell.cell_type != en_cell.cell_type:
             zh_cell = copy.deepcopy(en_cell)
             status = "untranslated" if needs_translation(en_cell) else "same"
