@@ -1,9 +1,12 @@
 """What every notebook shares, kept in one place: the repository address, the setup cell, the Colab metadata, the
-header's Colab link and its line with measured run times, and the fixed words of each language edition (English in
-``notebooks/``, its Chinese twin in ``notebooks/zh/``).
+header's Colab link and its line with measured run times, the fixed words of each language edition (English in
+``notebooks/``, its Chinese twin in ``notebooks/zh/``), and what a student sees of the cells: the setup cell and
+every solution collapsed to a ``# @title`` line in Colab and JupyterLab, no stored output under a solution, nbval's
+markers as cell tags rather than comments in the code (``present``).
 
-``python tools/notebook_template.py`` writes these into every notebook (after editing this file, or after
-``tools/run_notebooks.py`` recorded new times); ``tests/test_hygiene.py`` fails when a notebook differs from them.
+``python tools/notebook_template.py`` writes these into every notebook of both editions (after editing this file,
+after ``tools/run_notebooks.py`` recorded new times, or after anyone wrote or merged notebook cells: it is
+idempotent); ``tests/test_hygiene.py`` fails when a notebook differs from them.
 """
 
 from __future__ import annotations
@@ -452,8 +455,8 @@ CORE_END = "<!-- end of core path table -->"
 WORDS_PER_MINUTE = 100
 """Class time estimate: prose read at this pace, ..."""
 LINES_PER_MINUTE = 10
-"""... code read at this pace (non-blank lines; the setup cell's are run, not read, and do not count), plus one
-minute per code cell to run it and look at its output."""
+"""... code read at this pace (non-blank lines), plus one minute per code cell to run it and look at its output. The
+setup cell is run, not read (collapsed to its title): neither its lines nor its minute count (issue 38)."""
 CORE_MAX_MINUTES = 45
 """A core path fits one class period: at most this many minutes by ``core_minutes``."""
 
@@ -488,9 +491,9 @@ def core_lines(nb: Any, lang: str = "en") -> int:
 
 def core_minutes(nb: Any, lang: str = "en") -> float:
     """Return the class minutes the core path takes: its prose at ``WORDS_PER_MINUTE``, its code at
-    ``LINES_PER_MINUTE`` and one minute per code cell."""
+    ``LINES_PER_MINUTE`` and one minute per code cell but the setup cell."""
     words, cells = core_size(nb, lang)
-    return words / WORDS_PER_MINUTE + core_lines(nb, lang) / LINES_PER_MINUTE + cells
+    return words / WORDS_PER_MINUTE + core_lines(nb, lang) / LINES_PER_MINUTE + max(cells - 1, 0)
 
 
 def going_deeper_topics(nb: Any, lang: str = "en") -> list[str]:
