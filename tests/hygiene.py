@@ -69,7 +69,8 @@ def check_structure(nb: Notebook, name: str, timings: dict[str, Any], lang: str 
         problems.append("no Open-in-Colab link pointing at this notebook in the first cell")
     if re.search(r"!\[[^\]]*\]\(https?://", first):
         problems.append("a remote image in the header: JupyterLab shows it broken offline (use words)")
-    line = template.time_line(timings.get(name.removesuffix(".ipynb"), {}), lang)
+    line = template.time_line(timings.get(name.removesuffix(".ipynb"), {}), lang, template.code_digest(nb) if
+                              lang == "en" else template.edition_code_digest(nb, name, lang))
     if line not in first:
         problems.append("the header's time line differs from notebooks/timings.json (run tools/notebook_template.py)")
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")

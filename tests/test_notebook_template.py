@@ -72,3 +72,44 @@ def test_a_translation_stays_current_when_english_and_chinese_are_presented() ->
     for index in (2, 5):
         record = chinese.cells[index].metadata["translation"]
         assert record == translate.provenance(english.cells[index], index, "translated"), index
+
+
+RUN = {"machine": "a 2-core CPU", "torch": "2.15.0", "date": "2026-11-24"}
+GPU = {"machine": "an NVIDIA H100 80GB HBM3", "torch": "2.11.0", "date": "2026-11-26"}
+
+
+def test_the_time_line_reads_in_one_breath_and_says_what_it_measured() -> None:
+    times = {"quick/cpu": {**RUN, "seconds": 8.1, "code": "abc"}, "full/cpu": {**RUN, "seconds": 255.0, "code": "abc"},
+             "quick/gpu": {**GPU, "seconds": 19.6}, "full/gpu": {**GPU, "seconds": 60.0}}
+    line = template.time_line(times, "en", code="abc")
+    assert line == (
+        "**Time:** in [quick mode](../README.md#start-here) 8 s on a 2-core CPU and 20 s on an NVIDIA H100 80GB HBM3 "
+        "(CUDA's start-up included); in full mode 4 min 15 s on the CPU and 60 s on the GPU. CPU times are of this "
+        "version of the notebook (2026-11-24); GPU times are of the notebook's code of 2026-11-26.")
+    assert template.TIME_LINE.fullmatch(line)  # one line: tools/translate.py leaves it out of the hash
+    for lang in ("en", "zh"):
+        text = template.time_line(times, lang, code="other")
+        assert "run_notebooks" not in text and "timings.json" not in text  # neither ships in the student edition
+        assert text.index(template.QUICK_MODE_LINK[lang]) < text.index("2026")  # quick mode first, linked
+        assert "this version" not in text and "这一版" not in text  # the code changed since: every time is dated
+    zh = template.time_line(times, "zh", code="abc")
+    assert zh.startswith("**用时**：[快速模式](../../README.zh.md#从这里开始)在2核CPU上8秒，在NVIDIA H100 80GB HBM3上20秒（含CUDA的启动时间）")
+    assert "CPU用时测的是这一版笔记本（2026-11-24）；GPU用时测的是本笔记本2026-11-26时的代码。" in zh
+
+
+def test_the_start_up_is_named_only_where_the_gpu_took_longer() -> None:
+    faster = {"quick/cpu": {**RUN, "seconds": 20.4}, "quick/gpu": {**GPU, "seconds": 15.2}}
+    assert "start-up" not in template.time_line(faster)
+    assert template.time_line({"quick/cpu": {**RUN, "seconds": 8}}).endswith(
+        "no GPU run recorded yet. CPU times are of the notebook's code of 2026-11-24.")
+
+
+def test_the_code_digest_ignores_comments_and_the_setup_cell_only() -> None:
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(template.SETUP_CELL),
+                                         nbformat.v4.new_code_cell("# NBVAL_IGNORE_OUTPUT\nx = 1  # one")])
+    digest = template.code_digest(nb)
+    nb.cells[0].source = template.SETUP_CELL_ZH
+    nb.cells[1].source = "# （一）\nx = 1\n"
+    assert template.code_digest(nb) == digest
+    nb.cells[1].source = "x = 2"
+    assert template.code_digest(nb) != digest

@@ -351,48 +351,129 @@ def _duration_zh(seconds: float) -> str:
     return f"{seconds}秒" if seconds < 90 else f"{seconds // 60}分{seconds % 60:02d}秒"
 
 
+QUICK_MODE_LINK = {"en": "../README.md#start-here", "zh": "../../README.zh.md#从这里开始"}
+"""Where the header's words "quick mode" lead: the README's "Start here", which says what quick mode is and how to
+choose it (relative to the notebook: on the website and in the handout it leads to the published README)."""
+
 TIME_WORDS = {
     "en": {
-        "quick": "quick mode",
+        "quick": "[quick mode]({link})",
         "full": "full mode",
-        "run": "{mode} {duration} on {machine}",
-        "not measured": "{mode} on a CPU not measured yet",
+        "mode": "in {mode} {runs}",
+        "run": "{duration} on {machine}",
+        "again": {"cpu": "the CPU", "gpu": "the GPU"},
+        "and": " and ",
+        "startup": " (CUDA's start-up included)",
+        "not measured": "not measured yet on a CPU",
         "no gpu": "no GPU run recorded yet",
-        "line": "**Time:** {parts} (measured by `tools/run_notebooks.py`, see `notebooks/timings.json`).",
+        "kind": {"cpu": "CPU", "gpu": "GPU"},
+        "current": "this version of the notebook{modes} ({dates})",
+        "older": "the notebook's code of {dates}{modes}",
+        "in modes": " in {modes}",
+        "dates": " and ",
+        "provenance": "{kind} times are of {what}",
+        "line": "**Time:** {modes}. {provenance}.",
         "separator": "; ",
     },
     "zh": {
-        "quick": "快速模式",
+        "quick": "[快速模式]({link})",
         "full": "完整模式",
-        "run": "{mode}在{machine}上{duration}",
-        "not measured": "{mode}在CPU上尚未测量",
+        "mode": "{mode}{runs}",
+        "run": "在{machine}上{duration}",
+        "again": {"cpu": "CPU", "gpu": "GPU"},
+        "and": "，",
+        "startup": "（含CUDA的启动时间）",
+        "not measured": "在CPU上尚未测量",
         "no gpu": "尚无GPU上的记录",
-        "line": "**用时**：{parts}（由`tools/run_notebooks.py`测量，见`notebooks/timings.json`）。",
+        "kind": {"cpu": "CPU", "gpu": "GPU"},
+        "current": "{modes}这一版笔记本（{dates}）",
+        "older": "{modes}本笔记本{dates}时的代码",
+        "in modes": "{modes}下",
+        "dates": "和",
+        "provenance": "{kind}用时测的是{what}",
+        "line": "**用时**：{modes}。{provenance}。",
         "separator": "；",
     },
 }
 """The words of the header's time line in each language (see ``time_line``)."""
 
 
-def time_line(times: dict[str, Any], lang: str = "en") -> str:
-    """Return the header line for one notebook's entry of ``timings.json`` (what was measured, where) in ``lang``."""
+def code_digest(nb: Any) -> str:
+    """Return a short digest of the code a notebook runs: every code cell but the shared setup cell, without comments
+    and blank lines (a comment or its translation changes no time; the Chinese twin has the same digest). A time in
+    ``timings.json`` records the digest of the code it measured, so that the header can say whether it is this code's.
+    The lesson modules the code imports are not in it."""
+    import io
+    import tokenize
+
+    skipped = (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER)
+    parts = []
+    for cell in [c for c in nb.cells if c.cell_type == "code"][1:]:
+        try:
+            tokens = tokenize.generate_tokens(io.StringIO(cell.source).readline)
+            parts.append(" ".join(t.string for t in tokens if t.type not in skipped))
+        except (tokenize.TokenError, SyntaxError):
+            parts.append(cell.source)
+    return hashlib.sha256("\n\0".join(parts).encode("utf-8")).hexdigest()[:12]
+
+
+def edition_code_digest(nb: Any, name: str, lang: str = "en") -> str:
+    """Return the ``code_digest`` of notebook ``name``: ``nb``'s own in English, the English twin's for a Chinese one
+    (the same code, but for the words of a few messages)."""
+    english = NOTEBOOKS / name
+    if lang != "en" and english.is_file():
+        import nbformat
+
+        return code_digest(nbformat.read(english, as_version=4))
+    return code_digest(nb)
+
+
+def time_line(times: dict[str, Any], lang: str = "en", code: str | None = None) -> str:
+    """Return the header line for one notebook's entry of ``timings.json`` in ``lang``: quick mode first (linked to
+    what it is), then full mode, each on the CPU and the GPU; "CUDA's start-up included" where the GPU took longer
+    than the CPU; then which code each kind of time measured: this version (a record whose code digest is ``code``,
+    the notebook's ``code_digest``) or the notebook's code of the dates measured."""
     words = TIME_WORDS[lang]
     duration, machine = (_duration_zh, _machine_zh) if lang == "zh" else (_duration, str)
-    parts = []
+    modes, named, startup_said = [], set(), False
     for mode in ("quick", "full"):
+        runs = []
         for kind in ("cpu", "gpu"):
             run = times.get(f"{mode}/{kind}")
-            if run:
-                parts.append(
-                    words["run"].format(
-                        mode=words[mode], duration=duration(run["seconds"]), machine=machine(run["machine"])
-                    )
-                )
-            elif kind == "cpu":
-                parts.append(words["not measured"].format(mode=words[mode]))
+            if not run:
+                if kind == "cpu":
+                    runs.append(words["not measured"])
+                continue
+            where = words["again"][kind] if (kind, run["machine"]) in named else machine(run["machine"])
+            named.add((kind, run["machine"]))
+            runs.append(words["run"].format(duration=duration(run["seconds"]), machine=where))
+            cpu = times.get(f"{mode}/cpu")
+            if kind == "gpu" and cpu and run["seconds"] > cpu["seconds"] and not startup_said:
+                runs[-1] += words["startup"]
+                startup_said = True
+        name = words[mode].format(link=QUICK_MODE_LINK[lang])
+        modes.append(words["mode"].format(mode=name, runs=words["and"].join(runs)))
     if not any(key.endswith("/gpu") for key in times):
-        parts.append(words["no gpu"])
-    return words["line"].format(parts=words["separator"].join(parts))
+        modes.append(words["no gpu"])
+    provenance = []
+    plain = {"quick": words["quick"].split("]")[0].lstrip("["), "full": words["full"]}  # the mode, without its link
+    for kind in ("cpu", "gpu"):
+        runs = {mode: times[f"{mode}/{kind}"] for mode in ("quick", "full") if times.get(f"{mode}/{kind}", {}).get("date")}
+        states = {mode: "current" if code and run.get("code") == code else "older" for mode, run in runs.items()}
+        what = []
+        for state in ("current", "older"):
+            modes_in = [mode for mode in runs if states[mode] == state]
+            if not modes_in:
+                continue
+            named_modes = ""
+            if len(set(states.values())) > 1:  # some of this code, some older: say which mode is which
+                named_modes = words["in modes"].format(modes=words["dates"].join(plain[mode] for mode in modes_in))
+            dates = words["dates"].join(sorted({runs[mode]["date"] for mode in modes_in}))
+            what.append(words[state].format(dates=dates, modes=named_modes))
+        if what:
+            provenance.append(words["provenance"].format(kind=words["kind"][kind], what=words["and"].join(what)))
+    line = words["line"].format(modes=words["separator"].join(modes), provenance=words["separator"].join(provenance))
+    return line.replace(". .", ".").replace("。。", "。")
 
 
 def timings_table(timings: dict[str, dict[str, Any]], names: list[str], lang: str = "en") -> str:
@@ -442,7 +523,7 @@ def apply(nb: Any, name: str, timings: dict[str, dict[str, Any]], lang: str = "e
     nb.metadata["kernelspec"] = dict(KERNELSPEC)
     title = nb.cells[0]
     title.source = title.source.replace(badge(name, lang), colab_link(name, lang))  # the image badge of old
-    line = time_line(timings.get(name.removesuffix(".ipynb"), {}), lang)
+    line = time_line(timings.get(name.removesuffix(".ipynb"), {}), lang, edition_code_digest(nb, name, lang))
     if TIME_LINE.search(title.source):
         title.source = TIME_LINE.sub(lambda _: line, title.source)
     else:
@@ -562,7 +643,8 @@ def update_header(path: Path) -> None:
     import nbformat
 
     nb = nbformat.read(path, as_version=4)
-    line = time_line(read_timings().get(path.stem, {}), language_of(path))
+    lang = language_of(path)
+    line = time_line(read_timings().get(path.stem, {}), lang, edition_code_digest(nb, path.name, lang))
     if TIME_LINE.sub(lambda _: line, nb.cells[0].source) != nb.cells[0].source:
         nb.cells[0].source = TIME_LINE.sub(lambda _: line, nb.cells[0].source)
         nbformat.write(nb, path)
