@@ -93,7 +93,8 @@ def test_the_time_line_reads_in_one_breath_and_says_what_it_measured() -> None:
         assert text.index(template.QUICK_MODE_LINK[lang]) < text.index("2026")  # quick mode first, linked
         assert "this version" not in text and "这一版" not in text  # the code changed since: every time is dated
     zh = template.time_line(times, "zh", code="abc")
-    assert zh.startswith("**用时**：[快速模式](../../README.zh.md#从这里开始)在2核CPU上8秒，在NVIDIA H100 80GB HBM3上20秒（含CUDA的启动时间）")
+    assert zh.startswith("**用时**：[快速模式](../../README.zh.md#从这里开始)在2核CPU上8秒，"
+                         "在NVIDIA H100 80GB HBM3上20秒（含CUDA的启动时间）")
     assert "CPU用时测的是这一版笔记本（2026-11-24）；GPU用时测的是本笔记本2026-11-26时的代码。" in zh
 
 

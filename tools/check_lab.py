@@ -121,9 +121,9 @@ CELLS_JS = """() => [...document.querySelectorAll('.jp-NotebookPanel .jp-Noteboo
         title: placeholder ? placeholder.textContent.trim() : '',  // (innerText is empty off screen)
         prompt: cell.querySelector('.jp-InputArea-prompt')?.textContent ?? '',
         outputs: cell.querySelectorAll('.jp-OutputArea-output').length,
-        stderr: [...cell.querySelectorAll('.jp-OutputArea-output[data-mime-type="%s"]')].map(e => e.innerText),
+        stderr: [...cell.querySelectorAll('.jp-OutputArea-output[data-mime-type="<<stderr>>"]')].map(e => e.innerText),
     };
-})""" % STDERR
+})""".replace("<<stderr>>", STDERR)
 """What the student sees of each cell, in order: collapsed to its placeholder (the code hidden), the placeholder's
 text, the prompt ([n]: of an open code cell), how many outputs, and the text of each error or stderr output."""
 INDICATOR = "document.querySelector('.jp-NotebookPanel .jp-Notebook-ExecutionIndicator')?.dataset.status"
@@ -153,15 +153,14 @@ def check_lesson(page: Page, base: str, token: str, name: str, lesson: Path, lan
 
     # Run All Cells from the Run menu, as a student does (the kernel may still be starting: the cells wait for it).
     # Done = the notebook's execution indicator was busy, is idle again, and no cell waits ([*]).
-    page.evaluate("() => { window.__sawBusy = false; window.__watch = setInterval(() => { if (%s === 'busy') "
-                  "window.__sawBusy = true; }, 5); }" % INDICATOR)
+    page.evaluate("() => { window.__sawBusy = false; window.__watch = setInterval(() => { if (<<status>> === 'busy') "
+                  "window.__sawBusy = true; }, 5); }".replace("<<status>>", INDICATOR))
     start = time.monotonic()
     page.locator(".lm-MenuBar-item", has_text=re.compile(r"^(Run|运行)$")).click()
     page.locator('.lm-Menu-item[data-command="runmenu:run-all"]').click()  # Run All Cells
-    page.wait_for_function(
-        "() => window.__sawBusy && %s === 'idle' && ![...document.querySelectorAll("
-        "'.jp-NotebookPanel .jp-InputArea-prompt')].some(e => e.textContent.includes('*'))" % INDICATOR,
-        timeout=RUN_TIMEOUT_S * 1000, polling=100)
+    done = ("() => window.__sawBusy && <<status>> === 'idle' && ![...document.querySelectorAll("
+            "'.jp-NotebookPanel .jp-InputArea-prompt')].some(e => e.textContent.includes('*'))")
+    page.wait_for_function(done.replace("<<status>>", INDICATOR), timeout=RUN_TIMEOUT_S * 1000, polling=100)
     seconds = time.monotonic() - start
     cells = page.evaluate(CELLS_JS)
     open_code = [i for i in code if i not in collapsed]  # a collapsed cell shows no prompt

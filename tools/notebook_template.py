@@ -239,7 +239,7 @@ def source_hash(text: str) -> str:
 
 
 def marker_tag(marker: str) -> str:
-    """Return the cell tag that nbval reads as comment ``marker``: ``NBVAL_IGNORE_OUTPUT`` -> ``nbval-ignore-output``."""
+    """Return the cell tag nbval reads as comment ``marker``: ``NBVAL_IGNORE_OUTPUT`` -> ``nbval-ignore-output``."""
     return marker.lower().replace("_", "-")
 
 
@@ -458,7 +458,8 @@ def time_line(times: dict[str, Any], lang: str = "en", code: str | None = None) 
     provenance = []
     plain = {"quick": words["quick"].split("]")[0].lstrip("["), "full": words["full"]}  # the mode, without its link
     for kind in ("cpu", "gpu"):
-        runs = {mode: times[f"{mode}/{kind}"] for mode in ("quick", "full") if times.get(f"{mode}/{kind}", {}).get("date")}
+        runs = {mode: times[f"{mode}/{kind}"] for mode in ("quick", "full")
+                if times.get(f"{mode}/{kind}", {}).get("date")}
         states = {mode: "current" if code and run.get("code") == code else "older" for mode, run in runs.items()}
         what = []
         for state in ("current", "older"):
