@@ -10,7 +10,8 @@ beside the project (the setup cell's "a clone beside this notebook"), so that no
 browser may reach that server only. In each lesson, on opening: no pop-up about Jupyter news (tools/setup.sh
 switches it off), the lesson not marked modified, the setup cell and every solution collapsed to their ``# @title``
 line, no output under a solution; then "Run All Cells" from the Run menu, in full mode as a student opened it; when
-the kernel is done: every code cell ran, no error output and nothing on stderr anywhere, still no news pop-up.
+the kernel is done: every code cell ran, no error output and nothing on stderr anywhere, no output under a solution
+(the solutions run too: a student sees that they exist, not what they say), still no news pop-up.
 Prints each lesson's seconds; exits 1 and lists every problem if any check fails.
 """
 
@@ -170,6 +171,10 @@ def check_lesson(page: Page, base: str, token: str, name: str, lesson: Path, lan
     for index, cell in enumerate(cells):
         problems += [f"{name}: cell {index}: an error or stderr output: {text[:200]!r}" for text in cell["stderr"]]
     shown = sum(cells[i]["outputs"] for i in collapsed[1:])
+    for index in collapsed[1:]:  # Run All runs the solutions too: they show that they ran, not the answer
+        if cells[index]["outputs"]:
+            problems.append(f"{name}: after Run All, the solution in cell {index} shows {cells[index]['outputs']} "
+                            "output(s): a solution prints nothing, its check says that it passes (issue 40)")
     problems += [f"{name}: {p}" for p in pop_ups(page)]
     print(f"{name}: ran {len(code)} code cells in {seconds:.1f} s; after the run, the {len(collapsed) - 1} "
           f"solutions show {shown} outputs", flush=True)
