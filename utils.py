@@ -118,9 +118,18 @@ def progress(iterable: Iterable[T], **kwargs: Any) -> Iterator[T]:
     return iter(tqdm(iterable, **kwargs))
 
 
+EXPECTED_ERROR = {
+    "en": "An error, as expected: it is what this example shows.",
+    "zh": "出错了，这在预料之中：这个例子要演示的正是这个错误。",
+}
+"""The line ``expect_error`` prints above the error, in each edition's language (``set_language``), so that an error
+shown on purpose does not read like a failure."""
+
+
 @contextlib.contextmanager
 def expect_error(*kinds: type[BaseException], match: str = "") -> Iterator[None]:
-    """Run the ``with`` block, which must raise one of ``kinds``; print ``Type: message`` instead of a traceback.
+    """Run the ``with`` block, which must raise one of ``kinds``; print a line saying that the error was expected
+    and is what the example shows (``EXPECTED_ERROR``), then ``Type: message``, instead of a traceback.
 
     Errors shown on purpose this way never stop "Run all" (Colab, VS Code and Kaggle stop at an uncaught
     error), and a lesson whose error stops happening fails its tests: the block raising nothing, raising another
@@ -131,7 +140,7 @@ def expect_error(*kinds: type[BaseException], match: str = "") -> Iterator[None]
     except kinds as error:
         if not re.search(match, str(error)):
             raise AssertionError(f"{type(error).__name__} raised, but its message lacks {match!r}") from error
-        print(f"{type(error).__name__}: {error}")
+        print(f"{localized(EXPECTED_ERROR['en'], EXPECTED_ERROR['zh'])}\n{type(error).__name__}: {error}")
     else:
         raise AssertionError(f"expected {' or '.join(k.__name__ for k in kinds)}, but nothing was raised")
 

@@ -69,7 +69,8 @@ def check_structure(nb: Notebook, name: str, timings: dict[str, Any], lang: str 
         problems.append("no Open-in-Colab link pointing at this notebook in the first cell")
     if re.search(r"!\[[^\]]*\]\(https?://", first):
         problems.append("a remote image in the header: JupyterLab shows it broken offline (use words)")
-    line = template.time_line(timings.get(name.removesuffix(".ipynb"), {}), lang)
+    line = template.time_line(timings.get(name.removesuffix(".ipynb"), {}), lang, template.code_digest(nb) if
+                              lang == "en" else template.edition_code_digest(nb, name, lang))
     if line not in first:
         problems.append("the header's time line differs from notebooks/timings.json (run tools/notebook_template.py)")
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
@@ -86,7 +87,19 @@ def check_setup_cell(nb: Notebook, lang: str = "en") -> list[str]:
         return ["no code cells"]
     if code[0].source != template.LANGUAGES[lang].setup_cell:
         return ["first code cell is not tools/notebook_template.py's setup cell (run tools/notebook_template.py)"]
-    return []
+    return _collapsed(code[0], "the setup cell")
+
+
+def _collapsed(cell: Any, what: str) -> list[str]:
+    """``cell`` shows only its ``# @title`` line, in Colab (a form) and in JupyterLab (its code hidden)."""
+    problems = []
+    if not cell.source.startswith(template.FORM_TITLE):
+        problems.append(f"{what} does not start with {template.FORM_TITLE.strip()!r} (its title in Colab)")
+    if cell.metadata.get("cellView") != "form":
+        problems.append(f"{what} is not a Colab form (cellView) (run tools/notebook_template.py)")
+    if not cell.metadata.get("jupyter", {}).get("source_hidden"):
+        problems.append(f"{what}'s code is not collapsed (jupyter.source_hidden) (run tools/notebook_template.py)")
+    return problems
 
 
 def check_metadata(nb: Notebook) -> list[str]:
@@ -146,6 +159,9 @@ which raises AssertionError); no cell is skipped; no ``inspect.getsource`` check
             text = line.strip().lstrip("#").strip()
             if line.strip().startswith("#") and text.startswith("NBVAL_") and text not in comment_markers:
                 problems.append(f"code cell {index}: {line.strip()!r} is not an exact nbval marker, nbval ignores it")
+        if dict(find_comment_markers(cell.source)):
+            problems.append(f"code cell {index}: an nbval marker in the code a student reads: make it a cell tag "
+                            "(run tools/notebook_template.py)")
         if options.get("check") is False:
             following = code[index + 1].source if index + 1 < len(code) else ""
             if "assert" not in following and (check_call(following) or ("", 0, False))[2] is False:
@@ -156,8 +172,9 @@ which raises AssertionError); no cell is skipped; no ``inspect.getsource`` check
 
 
 def check_solutions_collapsed(nb: Notebook, lang: str = "en") -> list[str]:
-    """Exercise solutions exist, under the ``## Solutions`` heading after the Exercises, their code collapsed
-    (``jupyter.source_hidden``) and their output left open: ``outputs_hidden`` is not stored, since JupyterLab's
+    """Exercise solutions exist, under the ``## Solutions`` heading after the Exercises, each collapsed to its
+    ``# @title`` line in Colab (a form) and JupyterLab (``jupyter.source_hidden``), with no stored output (nbval runs
+    it without comparing one: its tag ``nbval-ignore-output``). ``outputs_hidden`` is not stored, since JupyterLab's
     "Run All" uncovers it and saving drops it anyway (issue 27)."""
     labels = template.LANGUAGES[lang]
     solutions = [c for c in nb.cells if is_solution(c, lang)]
@@ -168,10 +185,15 @@ def check_solutions_collapsed(nb: Notebook, lang: str = "en") -> list[str]:
         problems.append(f"no {labels.solutions!r} section: the solutions go there, after all the exercises")
     for cell in solutions:
         jupyter = cell.metadata.get("jupyter", {})
-        if not jupyter.get("source_hidden"):
-            problems.append("a solution cell's code is not collapsed (jupyter.source_hidden)")
+        problems += _collapsed(cell, f"solution {cell.source.splitlines()[0]!r}")
         if "outputs_hidden" in jupyter:
             problems.append("a solution under the Solutions heading stores outputs_hidden (Run All uncovers it)")
+        if cell.get("outputs"):
+            problems.append(f"solution {cell.source.splitlines()[0]!r} stores an output, which shows the answer "
+                            "(run tools/notebook_template.py)")
+        if template.IGNORE_OUTPUT_TAG not in cell.metadata.get("tags", []):
+            problems.append(f"solution {cell.source.splitlines()[0]!r} lacks the tag {template.IGNORE_OUTPUT_TAG!r}: "
+                            "nbval would compare its output with none")
     exercises = heading_index(nb, labels.exercises) or 0
     if any(i < exercises for i, c in enumerate(nb.cells) if is_solution(c, lang)):
         problems.append("a solution cell comes before the Exercises heading")

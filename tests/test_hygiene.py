@@ -39,16 +39,20 @@ def good_notebook() -> nbformat.NotebookNode:
     title = f"# 01 · Devices\n\n{template.colab_link(NAME)}\n\n{template.time_line(TIMINGS['01_devices'])}"
     stdout = nbformat.v4.new_output("stream", name="stdout", text="cpu\n")
     printed = lambda text: [nbformat.v4.new_output("stream", name="stdout", text=text)]  # noqa: E731
-    solution = nbformat.v4.new_code_cell("# Solution: exercise 1\nanswer = 1", execution_count=8)
-    solution.metadata["jupyter"] = {"source_hidden": True}
+    solution = nbformat.v4.new_code_cell("# @title Solution: exercise 1\nanswer = 1", execution_count=8)
+    solution.metadata.update(cellView="form", jupyter={"source_hidden": True}, tags=["nbval-ignore-output"])
+    setup = nbformat.v4.new_code_cell(template.SETUP_CELL, execution_count=1)
+    setup.metadata.update(cellView="form", jupyter={"source_hidden": True})
+    ignored = nbformat.v4.new_code_cell("print(torch.__version__)", execution_count=4)
+    ignored.metadata["tags"] = ["nbval-ignore-output"]
     nb = nbformat.v4.new_notebook(
         cells=[
             nbformat.v4.new_markdown_cell(title),
             nbformat.v4.new_markdown_cell("You will learn:\n- things"),
-            nbformat.v4.new_code_cell(template.SETUP_CELL, execution_count=1),
+            setup,
             nbformat.v4.new_code_cell("import torch", execution_count=2),
             nbformat.v4.new_code_cell("print('cpu')", execution_count=3, outputs=[stdout]),
-            nbformat.v4.new_code_cell("# NBVAL_IGNORE_OUTPUT\nprint(torch.__version__)", execution_count=4),
+            ignored,
             nbformat.v4.new_code_cell("assert True", execution_count=5),
             nbformat.v4.new_markdown_cell("## Going deeper\n\nOptional."),
             nbformat.v4.new_markdown_cell("## Summary\n\n## Exercises"),
@@ -98,6 +102,9 @@ BAD = {
     "no you-will-learn": _set("cells/1/source", "Intro"),
     "no summary": _set("cells/8/source", "## Exercises"),
     "setup cell differs": _set("cells/2/source", template.SETUP_CELL.replace("--depth", "--depth=1")),
+    "setup cell open in JupyterLab": _set("cells/2/metadata/jupyter", {}),
+    "setup cell open in Colab": _set("cells/2/metadata", {"jupyter": {"source_hidden": True}}),
+    "a marker in the code a student reads": _set("cells/5/source", "# NBVAL_IGNORE_OUTPUT\nprint(1)"),
     "no GPU runtime metadata": _set("metadata/accelerator", "None"),
     "no GPU type": _set("metadata/colab", {"provenance": []}),
     "not executed": _set("cells/4/execution_count", None),
@@ -137,12 +144,16 @@ BAD_WITH_CHECKS = {
     "check of another notebook": _set("cells/11/source", 'exercises.check("02", 1, answer)'),
     "check of another exercise": _set("cells/11/source", 'exercises.check("01", 2, answer)'),
     "strict check under the exercise": _set("cells/11/source", 'exercises.check("01", 1, answer, strict=True)'),
-    "solution open": _set("cells/13/metadata", {}),
-    "solution output flag stored": _set("cells/13/metadata", {"jupyter": {"source_hidden": True,
-                                                                          "outputs_hidden": True}}),
-    "solution unlabelled": _set("cells/13/source", "# Solution\nanswer = 1"),
-    "solution of another exercise": _set("cells/13/source", "# Solution: exercise 2\nanswer = 1"),
-    "solution reads the stub": _set("cells/13/source", "# Solution: exercise 1\nprint(answer)"),
+    "solution open": _set("cells/13/metadata", {"cellView": "form", "tags": ["nbval-ignore-output"]}),
+    "solution not a Colab form": _set("cells/13/metadata", {"jupyter": {"source_hidden": True},
+                                                            "tags": ["nbval-ignore-output"]}),
+    "solution output flag stored": _set("cells/13/metadata/jupyter", {"source_hidden": True, "outputs_hidden": True}),
+    "solution output stored": _set("cells/13/outputs", [nbformat.v4.new_output("stream", text="answer: 1\n")]),
+    "solution output compared": _set("cells/13/metadata/tags", []),
+    "solution title of old": _set("cells/13/source", "# Solution: exercise 1\nanswer = 1"),
+    "solution unlabelled": _set("cells/13/source", "# @title Solution\nanswer = 1"),
+    "solution of another exercise": _set("cells/13/source", "# @title Solution: exercise 2\nanswer = 1"),
+    "solution reads the stub": _set("cells/13/source", "# @title Solution: exercise 1\nprint(answer)"),
     "solution check not strict": _set("cells/14/source", 'exercises.check("01", 1, answer)'),
     "solution check fails": _set("cells/14/outputs/0/text", "Exercise 1: not yet. It is 2.\n"),
     "no check after the solution": lambda nb: nb["cells"].pop(14),
@@ -173,7 +184,7 @@ def test_chinese_notebook_with_checks_passes(tmp_path: Path) -> None:
     nb.cells[10].source = "# 练习1：你的答案\nanswer = None"
     nb.cells[11].outputs[0].text = "练习1：尚未作答：把上面单元格里的占位代码换成你的答案。\n"
     nb.cells[12].source = "## 参考答案\n\n先自己做练习。"
-    nb.cells[13].source = "# 参考答案：练习1\nanswer = 1"
+    nb.cells[13].source = "# @title 参考答案：练习1\nanswer = 1"
     nb.cells[14].outputs[0].text = "练习1：正确。\n"
     nb.cells[15].source = "原因：因为。"
     (tmp_path / "zh").mkdir()
@@ -185,7 +196,7 @@ def test_chinese_notebook_with_checks_passes(tmp_path: Path) -> None:
 def test_a_strict_check_checks_an_ignored_solution_output(tmp_path: Path) -> None:
     """A solution whose output depends on the machine is checked by its strict check (it raises AssertionError)."""
     nb = good_notebook()
-    nb.cells[13].source = "# Solution: exercise 1\n# NBVAL_IGNORE_OUTPUT\nanswer = 1"
+    assert template.IGNORE_OUTPUT_TAG in nb.cells[13].metadata["tags"]
     assert _problems(nb, tmp_path) == []
     nb.cells[14].source = 'exercises.check("01", 1, answer)'  # not strict: prints, never fails
     assert any("ignored output is not followed by a check" in p for p in _problems(nb, tmp_path))
@@ -194,7 +205,7 @@ def test_a_strict_check_checks_an_ignored_solution_output(tmp_path: Path) -> Non
 def test_exercise_text_found_for_answer_check_and_solution() -> None:
     nb = good_notebook()
     nb.cells.insert(8, _code("deep = 1"))  # under Going deeper
-    nb.cells[14].source = "# Solution: exercise 1\nanswer = deep"
+    nb.cells[14].source = "# @title Solution: exercise 1\nanswer = deep"
     assert any("deep" in problem for problem in hygiene.check_core_path(nb))
     nb.cells[10].source = "**Exercise 1.** (Going deeper) Print it."  # said in the exercise: allowed
     assert not hygiene.check_core_path(nb)
@@ -320,7 +331,7 @@ def test_core_path_must_fit_a_class_period() -> None:
 def test_solution_may_not_need_going_deeper() -> None:
     nb = good_notebook()
     nb.cells.insert(8, _code("deep = 1"))  # under Going deeper
-    nb.cells[14].source = "# Solution: exercise 1\nanswer = deep"
+    nb.cells[14].source = "# @title Solution: exercise 1\nanswer = deep"
     assert any("deep" in problem for problem in hygiene.check_core_path(nb))
     nb.cells[10].source = "**Exercise 1.** (Going deeper) Print it."  # said in the exercise: allowed
     assert not hygiene.check_core_path(nb)

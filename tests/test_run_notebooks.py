@@ -55,3 +55,13 @@ def test_a_cell_that_works_once_per_kernel_fails_the_second_run(tmp_path: Path) 
 def test_twice_needs_out() -> None:
     with pytest.raises(SystemExit):
         run_notebooks.main(["01", "--twice"])
+
+
+def test_a_recorded_time_names_the_code_and_commit_it_measured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tools import notebook_template
+
+    monkeypatch.setattr(notebook_template, "TIMINGS", tmp_path / "timings.json")
+    run_notebooks.record_time("01_x", "quick", 8.14, "abc123")
+    record = notebook_template.read_timings()["01_x"]["quick/cpu"]
+    assert record["seconds"] == 8.1 and record["code"] == "abc123" and record["date"]
+    assert record["commit"].rstrip("+") and len(record["commit"].rstrip("+")) >= 7  # git rev-parse --short

@@ -391,5 +391,23 @@ def test_exercise_checks_are_stored_in_the_editions_language(capsys: pytest.Capt
     assert translate.in_language(wrong, "zh") == wrong  # a wrong answer is never stored: left as it is
 
 
+def test_an_error_shown_on_purpose_is_stored_in_the_editions_language(capsys: pytest.CaptureFixture) -> None:
+    """What ``utils.expect_error`` prints is stored as each edition prints it: its first line in that language."""
+    assert translate.EXPECTED_ERROR == utils.EXPECTED_ERROR
+    printed = {}
+    for lang in ("en", "zh"):
+        utils.set_language(lang)
+        try:
+            print("before")
+            with utils.expect_error(RuntimeError, match="device"):
+                raise RuntimeError("Expected all tensors to be on the same device")
+        finally:
+            utils.set_language("en")
+        printed[lang] = nbformat.v4.new_output("stream", name="stdout", text=capsys.readouterr().out)
+    assert printed["en"].text != printed["zh"].text
+    assert translate.in_language(printed["en"], "zh") == printed["zh"]
+    assert translate.in_language(printed["zh"], "en") == printed["en"]
+
+
 def stub(*args: object) -> None:
     raise NotImplementedError("your code here")

@@ -160,10 +160,16 @@ def test_amp_dtype_elsewhere_and_a_wrong_setting(monkeypatch: pytest.MonkeyPatch
         utils.amp_dtype(torch.device("cpu"))
 
 
-def test_expect_error_prints_type_and_message(capsys: pytest.CaptureFixture) -> None:
+def test_expect_error_says_it_was_expected_then_prints_type_and_message(
+    capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with utils.expect_error(ValueError, match="bad"):
         raise ValueError("a bad value")
-    assert capsys.readouterr().out == "ValueError: a bad value\n"
+    assert capsys.readouterr().out == "An error, as expected: it is what this example shows.\nValueError: a bad value\n"
+    monkeypatch.setattr(utils, "_language", "zh")
+    with utils.expect_error(ValueError, match="bad"):
+        raise ValueError("a bad value")
+    assert capsys.readouterr().out == f"{utils.EXPECTED_ERROR['zh']}\nValueError: a bad value\n"
 
 
 def test_expect_error_fails_when_nothing_is_raised() -> None:

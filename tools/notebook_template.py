@@ -1,13 +1,17 @@
 """What every notebook shares, kept in one place: the repository address, the setup cell, the Colab metadata, the
-header's Colab link and its line with measured run times, and the fixed words of each language edition (English in
-``notebooks/``, its Chinese twin in ``notebooks/zh/``).
+header's Colab link and its line with measured run times, the fixed words of each language edition (English in
+``notebooks/``, its Chinese twin in ``notebooks/zh/``), and what a student sees of the cells: the setup cell and
+every solution collapsed to a ``# @title`` line in Colab and JupyterLab, no stored output under a solution, nbval's
+markers as cell tags rather than comments in the code (``present``).
 
-``python tools/notebook_template.py`` writes these into every notebook (after editing this file, or after
-``tools/run_notebooks.py`` recorded new times); ``tests/test_hygiene.py`` fails when a notebook differs from them.
+``python tools/notebook_template.py`` writes these into every notebook of both editions (after editing this file,
+after ``tools/run_notebooks.py`` recorded new times, or after anyone wrote or merged notebook cells: it is
+idempotent); ``tests/test_hygiene.py`` fails when a notebook differs from them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sys
@@ -34,7 +38,7 @@ REPO_URL_ENV = "NB_REPO_URL"
 of GitHub; its failure message names it (in English where the advice is for JupyterLab: on Colab and Kaggle GitHub
 can be reached)."""
 
-_SETUP_CELL = """<<setup>>
+_SETUP_CELL = """# @title <<setup>>
 import os
 import shutil
 import signal
@@ -88,7 +92,7 @@ utils.check_runtime()  <<runtime>>"""
 
 SETUP_WORDS: dict[str, dict[str, str]] = {
     "en": {
-        "setup": "# Setup: make the project's code importable in JupyterLab, under the tests, and on Colab or Kaggle.",
+        "setup": "Setup: make the project's code importable in JupyterLab, under the tests, and on Colab or Kaggle.",
         "folders": "# a clone, or GitHub's zip unpacked",
         "say": "# what this cell says when it can neither find nor download the project",
         "mirror": "# the project's address: GitHub, or a mirror's where NB_REPO_URL is set (Gitee, a school's server)",
@@ -107,7 +111,7 @@ SETUP_WORDS: dict[str, dict[str, str]] = {
         "runtime": "# on Colab or Kaggle without a GPU: says how to switch one on, then goes on on the CPU",
     },
     "zh": {
-        "setup": "# 准备工作：让项目的代码在JupyterLab、测试和Colab/Kaggle中都能导入。",
+        "setup": "准备工作：让项目的代码在JupyterLab、测试和Colab/Kaggle中都能导入。",
         "folders": "# git clone得到的，或GitHub的zip压缩包解压后的",
         "say": "# 既找不到也下载不了项目时，这个单元格给出的提示",
         "mirror": "# 项目的地址：GitHub；设置了NB_REPO_URL时是镜像的地址（Gitee上的副本、学校的服务器）",
@@ -126,7 +130,8 @@ SETUP_WORDS: dict[str, dict[str, str]] = {
         "runtime": "# 在没有GPU的Colab或Kaggle上：说明怎样打开GPU，然后继续在CPU上运行",
     },
 }
-"""The words of each edition's setup cell: its comments, and the string literals of its messages (the only code
+"""The words of each edition's setup cell: its title (the first line, ``# @title ...``, which Colab shows in place of
+the collapsed code), its comments, and the string literals of its messages (the only code
 that differs between the editions' setup cells; tests/test_translate.py checks that)."""
 
 
@@ -164,7 +169,7 @@ class Labels:
     exercises: str
     going_deeper: str
     exercise: re.Pattern[str]  # an exercise cell starts with this; group 1 is its number
-    solution: str  # a solution cell's first line starts with this
+    solution: str  # a solution cell's first line starts with this (a Colab form title: ``FORM_TITLE``)
     placeholder: str  # old structure: the empty cell that replaces solution {number} in the student edition
     solutions: str  # the heading of the last section, which holds every solution (after all the exercises)
     answer: str  # the first line of exercise {number}'s answer cell, which holds a stub the student replaces
@@ -182,11 +187,11 @@ LANGUAGES = {
         "## Exercises",
         "## Going deeper",
         re.compile(r"\*\*Exercise (\d+)\.\*\*"),
-        "# Solution",
+        "# @title Solution",
         "# Exercise {number} — your solution",
         "## Solutions",
         "# Exercise {number}: your answer",
-        "# Solution: exercise {number}",
+        "# @title Solution: exercise {number}",
         "not answered yet",
         ": correct.",
     ),
@@ -198,11 +203,11 @@ LANGUAGES = {
         "## 练习",
         "## 进阶",
         re.compile(r"\*\*练习(\d+)\*\*"),
-        "# 参考答案",
+        "# @title 参考答案",
         "# 练习{number}：在这里写你的答案",
         "## 参考答案",
         "# 练习{number}：你的答案",
-        "# 参考答案：练习{number}",
+        "# @title 参考答案：练习{number}",
         "尚未作答",
         "：正确。",
     ),
@@ -220,6 +225,91 @@ COLAB_METADATA: dict[str, Any] = {
     "colab": {"provenance": [], "gpuType": "T4", "toc_visible": True},
 }
 """Notebook metadata that makes the Colab badge open a GPU runtime (a T4, the free tier's GPU)."""
+
+FORM_TITLE = "# @title "
+"""The first line of a cell shown collapsed (the setup cell, every solution): Colab shows the rest of the line as the
+title of a form cell (``cellView: "form"``) and hides the code until clicked; JupyterLab hides the code of a cell
+whose ``jupyter.source_hidden`` is true (one click on the bar to the left shows it)."""
+LEGACY_SOLUTION = {"en": "# Solution", "zh": "# 参考答案"}
+"""How a solution's first line began before it was a form title: ``present`` turns it into ``FORM_TITLE`` + the rest."""
+NBVAL_MARKERS = ("NBVAL_IGNORE_OUTPUT", "NBVAL_CHECK_OUTPUT", "NBVAL_RAISES_EXCEPTION", "NBVAL_SKIP",
+                 "PYTEST_VALIDATE_IGNORE_OUTPUT")
+"""nbval's comment markers (``nbval.plugin.comment_markers``; tests/test_hygiene.py checks the list). ``present``
+moves each into the cell's tags, as its tag name (``marker_tag``): nbval reads both the same way, and a tag stays out
+of the code a student reads (JupyterLab shows tags only in the cell's property inspector; Colab, VS Code and Kaggle
+not at all)."""
+IGNORE_OUTPUT_TAG = "nbval-ignore-output"
+"""The tag that makes nbval run a cell without comparing its output: every solution has it, since no solution keeps
+an output (the strict check under it is what the tests compare)."""
+
+
+def source_hash(text: str) -> str:
+    """Return a short, stable hash of a cell's source text (tools/translate.py records it per Chinese cell)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def marker_tag(marker: str) -> str:
+    """Return the cell tag nbval reads as comment ``marker``: ``NBVAL_IGNORE_OUTPUT`` -> ``nbval-ignore-output``."""
+    return marker.lower().replace("_", "-")
+
+
+def _is_marker(line: str) -> bool:
+    """True for a line that nbval reads as a marker: a comment whose whole text is one of ``NBVAL_MARKERS``."""
+    return line.strip().startswith("#") and line.strip().lstrip("#").strip() in NBVAL_MARKERS
+
+
+def presented_source(source: str, lang: str = "en") -> tuple[str, list[str]]:
+    """Return ``source`` as a student reads it, and the tags it needs: nbval's markers removed (their tags returned
+    instead) and a solution's first line of old (``# Solution: exercise 2``) made a form title
+    (``# @title Solution: exercise 2``). Idempotent."""
+    lines = source.split("\n")
+    tags = [marker_tag(line.strip().lstrip("#").strip()) for line in lines if _is_marker(line)]
+    lines = [line for line in lines if not _is_marker(line)]
+    legacy = LEGACY_SOLUTION[lang]
+    if lines and lines[0].startswith(legacy) and not lines[0].startswith(FORM_TITLE):
+        lines[0] = FORM_TITLE + lines[0][len("# ") :]
+    return "\n".join(lines), tags
+
+
+def is_solution_cell(cell: Any, lang: str = "en") -> bool:
+    """True for an exercise's solution: a code cell whose first line is the edition's solution title."""
+    return cell.get("cell_type") == "code" and cell.source.lstrip().startswith(LANGUAGES[lang].solution)
+
+
+def collapse(cell: Any) -> None:
+    """Show ``cell`` collapsed to its first line, a ``FORM_TITLE``: a form in Colab, hidden code in JupyterLab."""
+    cell.metadata["cellView"] = "form"
+    jupyter = cell.metadata.setdefault("jupyter", {})
+    jupyter["source_hidden"] = True
+    jupyter.pop("outputs_hidden", None)  # JupyterLab's Run All uncovers it, and saving drops it (issue 27)
+
+
+def _add_tags(cell: Any, tags: list[str]) -> None:
+    existing = cell.metadata.get("tags", [])
+    if missing := [tag for tag in tags if tag not in existing]:
+        cell.metadata["tags"] = [*existing, *missing]
+
+
+def present(cell: Any, lang: str = "en") -> None:
+    """Make code ``cell`` of edition ``lang`` what a student should see (idempotent): no nbval marker in its code
+    (``presented_source``: tags instead); a solution collapsed (``collapse``) with no stored output, which nbval
+    then does not compare (``IGNORE_OUTPUT_TAG``; it still runs the cell, and the strict check under it is compared).
+    A Chinese cell's translation record (tools/translate.py) gets the same change to the English source it records,
+    so that a translation stays current."""
+    if cell.get("cell_type") != "code":
+        return
+    cell.source, tags = presented_source(cell.source, lang)
+    _add_tags(cell, tags)
+    if is_solution_cell(cell, lang):
+        collapse(cell)
+        _add_tags(cell, [IGNORE_OUTPUT_TAG])
+        cell.outputs = []
+    record = cell.metadata.get("translation")
+    if lang != "en" and record and "source" in record:
+        english = presented_source(record["source"], "en")[0]
+        if english != record["source"]:
+            record["source"], record["hash"] = english, source_hash(english)
+
 
 KERNELSPEC: dict[str, str] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 """The kernel every notebook names. ``tools/setup.sh`` registers exactly this one: JupyterLab marks a notebook
@@ -280,48 +370,130 @@ def _duration_zh(seconds: float) -> str:
     return f"{seconds}秒" if seconds < 90 else f"{seconds // 60}分{seconds % 60:02d}秒"
 
 
+QUICK_MODE_LINK = {"en": "../README.md#start-here", "zh": "../../README.zh.md#从这里开始"}
+"""Where the header's words "quick mode" lead: the README's "Start here", which says what quick mode is and how to
+choose it (relative to the notebook: on the website and in the handout it leads to the published README)."""
+
 TIME_WORDS = {
     "en": {
-        "quick": "quick mode",
+        "quick": "[quick mode]({link})",
         "full": "full mode",
-        "run": "{mode} {duration} on {machine}",
-        "not measured": "{mode} on a CPU not measured yet",
+        "mode": "in {mode} {runs}",
+        "run": "{duration} on {machine}",
+        "again": {"cpu": "the CPU", "gpu": "the GPU"},
+        "and": " and ",
+        "startup": " (CUDA's start-up included)",
+        "not measured": "not measured yet on a CPU",
         "no gpu": "no GPU run recorded yet",
-        "line": "**Time:** {parts} (measured by `tools/run_notebooks.py`, see `notebooks/timings.json`).",
+        "kind": {"cpu": "CPU", "gpu": "GPU"},
+        "current": "this version of the notebook{modes} ({dates})",
+        "older": "the notebook's code of {dates}{modes}",
+        "in modes": " in {modes}",
+        "dates": " and ",
+        "provenance": "{kind} times are of {what}",
+        "line": "**Time:** {modes}. {provenance}.",
         "separator": "; ",
     },
     "zh": {
-        "quick": "快速模式",
+        "quick": "[快速模式]({link})",
         "full": "完整模式",
-        "run": "{mode}在{machine}上{duration}",
-        "not measured": "{mode}在CPU上尚未测量",
+        "mode": "{mode}{runs}",
+        "run": "在{machine}上{duration}",
+        "again": {"cpu": "CPU", "gpu": "GPU"},
+        "and": "，",
+        "startup": "（含CUDA的启动时间）",
+        "not measured": "在CPU上尚未测量",
         "no gpu": "尚无GPU上的记录",
-        "line": "**用时**：{parts}（由`tools/run_notebooks.py`测量，见`notebooks/timings.json`）。",
+        "kind": {"cpu": "CPU", "gpu": "GPU"},
+        "current": "{modes}这一版笔记本（{dates}）",
+        "older": "{modes}本笔记本{dates}时的代码",
+        "in modes": "{modes}下",
+        "dates": "和",
+        "provenance": "{kind}用时测的是{what}",
+        "line": "**用时**：{modes}。{provenance}。",
         "separator": "；",
     },
 }
 """The words of the header's time line in each language (see ``time_line``)."""
 
 
-def time_line(times: dict[str, Any], lang: str = "en") -> str:
-    """Return the header line for one notebook's entry of ``timings.json`` (what was measured, where) in ``lang``."""
+def code_digest(nb: Any) -> str:
+    """Return a short digest of the code a notebook runs: every code cell but the shared setup cell, without comments
+    and blank lines (a comment or its translation changes no time; the Chinese twin has the same digest). A time in
+    ``timings.json`` records the digest of the code it measured, so that the header can say whether it is this code's.
+    The lesson modules the code imports are not in it."""
+    import io
+    import tokenize
+
+    skipped = (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER)
+    parts = []
+    for cell in [c for c in nb.cells if c.cell_type == "code"][1:]:
+        try:
+            tokens = tokenize.generate_tokens(io.StringIO(cell.source).readline)
+            parts.append(" ".join(t.string for t in tokens if t.type not in skipped))
+        except (tokenize.TokenError, SyntaxError):
+            parts.append(cell.source)
+    return hashlib.sha256("\n\0".join(parts).encode("utf-8")).hexdigest()[:12]
+
+
+def edition_code_digest(nb: Any, name: str, lang: str = "en") -> str:
+    """Return the ``code_digest`` of notebook ``name``: ``nb``'s own in English, the English twin's for a Chinese one
+    (the same code, but for the words of a few messages)."""
+    english = NOTEBOOKS / name
+    if lang != "en" and english.is_file():
+        import nbformat
+
+        return code_digest(nbformat.read(english, as_version=4))
+    return code_digest(nb)
+
+
+def time_line(times: dict[str, Any], lang: str = "en", code: str | None = None) -> str:
+    """Return the header line for one notebook's entry of ``timings.json`` in ``lang``: quick mode first (linked to
+    what it is), then full mode, each on the CPU and the GPU; "CUDA's start-up included" where the GPU took longer
+    than the CPU; then which code each kind of time measured: this version (a record whose code digest is ``code``,
+    the notebook's ``code_digest``) or the notebook's code of the dates measured."""
     words = TIME_WORDS[lang]
     duration, machine = (_duration_zh, _machine_zh) if lang == "zh" else (_duration, str)
-    parts = []
+    modes, named, startup_said = [], set(), False
     for mode in ("quick", "full"):
+        runs = []
         for kind in ("cpu", "gpu"):
             run = times.get(f"{mode}/{kind}")
-            if run:
-                parts.append(
-                    words["run"].format(
-                        mode=words[mode], duration=duration(run["seconds"]), machine=machine(run["machine"])
-                    )
-                )
-            elif kind == "cpu":
-                parts.append(words["not measured"].format(mode=words[mode]))
+            if not run:
+                if kind == "cpu":
+                    runs.append(words["not measured"])
+                continue
+            where = words["again"][kind] if (kind, run["machine"]) in named else machine(run["machine"])
+            named.add((kind, run["machine"]))
+            runs.append(words["run"].format(duration=duration(run["seconds"]), machine=where))
+            cpu = times.get(f"{mode}/cpu")
+            if kind == "gpu" and cpu and run["seconds"] > cpu["seconds"] and not startup_said:
+                runs[-1] += words["startup"]
+                startup_said = True
+        name = words[mode].format(link=QUICK_MODE_LINK[lang])
+        modes.append(words["mode"].format(mode=name, runs=words["and"].join(runs)))
     if not any(key.endswith("/gpu") for key in times):
-        parts.append(words["no gpu"])
-    return words["line"].format(parts=words["separator"].join(parts))
+        modes.append(words["no gpu"])
+    provenance = []
+    plain = {"quick": words["quick"].split("]")[0].lstrip("["), "full": words["full"]}  # the mode, without its link
+    for kind in ("cpu", "gpu"):
+        runs = {mode: times[f"{mode}/{kind}"] for mode in ("quick", "full")
+                if times.get(f"{mode}/{kind}", {}).get("date")}
+        states = {mode: "current" if code and run.get("code") == code else "older" for mode, run in runs.items()}
+        what = []
+        for state in ("current", "older"):
+            modes_in = [mode for mode in runs if states[mode] == state]
+            if not modes_in:
+                continue
+            named_modes = ""
+            if len(set(states.values())) > 1:  # some of this code, some older: say which mode is which
+                named_modes = words["in modes"].format(modes=words["dates"].join(plain[mode] for mode in modes_in))
+            dates = words["dates"].join(sorted({runs[mode]["date"] for mode in modes_in}))
+            what.append(words[state].format(dates=dates, modes=named_modes))
+        if what:
+            provenance.append(words["provenance"].format(kind=words["kind"][kind], what=words["and"].join(what)))
+    line = words["line"].format(modes=words["separator"].join(modes), provenance=words["separator"].join(provenance))
+    return line.replace(". .", ".").replace("。。", "。")
 
 
 def timings_table(timings: dict[str, dict[str, Any]], names: list[str], lang: str = "en") -> str:
@@ -360,10 +532,14 @@ def read_timings() -> dict[str, dict[str, Any]]:
 
 
 def apply(nb: Any, name: str, timings: dict[str, dict[str, Any]], lang: str = "en") -> None:
-    """Write the shared setup cell, Colab metadata, Colab link, the line for readers without Colab (Chinese) and
-    time line into notebook ``nb`` (an nbformat node)."""
+    """Write the shared setup cell (collapsed), Colab metadata, Colab link, the line for readers without Colab
+    (Chinese) and time line into notebook ``nb`` (an nbformat node), and show every other code cell as a student
+    should see it (``present``)."""
     code = [c for c in nb.cells if c.cell_type == "code"]
     code[0].source = LANGUAGES[lang].setup_cell
+    collapse(code[0])  # run, not read: its title only (issue 38)
+    for cell in code[1:]:
+        present(cell, lang)
     nb.metadata.update(json.loads(json.dumps(COLAB_METADATA)))
     nb.metadata["kernelspec"] = dict(KERNELSPEC)
     title = nb.cells[0]
@@ -374,7 +550,7 @@ def apply(nb: Any, name: str, timings: dict[str, dict[str, Any]], lang: str = "e
         else:
             link = colab_link(name, lang)
             title.source = title.source.replace(link, f"{link}\n\n{WITHOUT_COLAB[lang]}", 1)
-    line = time_line(timings.get(name.removesuffix(".ipynb"), {}), lang)
+    line = time_line(timings.get(name.removesuffix(".ipynb"), {}), lang, edition_code_digest(nb, name, lang))
     if TIME_LINE.search(title.source):
         title.source = TIME_LINE.sub(lambda _: line, title.source)
     else:
@@ -387,8 +563,8 @@ CORE_END = "<!-- end of core path table -->"
 WORDS_PER_MINUTE = 100
 """Class time estimate: prose read at this pace, ..."""
 LINES_PER_MINUTE = 10
-"""... code read at this pace (non-blank lines; the setup cell's are run, not read, and do not count), plus one
-minute per code cell to run it and look at its output."""
+"""... code read at this pace (non-blank lines), plus one minute per code cell to run it and look at its output. The
+setup cell is run, not read (collapsed to its title): neither its lines nor its minute count (issue 38)."""
 CORE_MAX_MINUTES = 45
 """A core path fits one class period: at most this many minutes by ``core_minutes``."""
 
@@ -423,9 +599,9 @@ def core_lines(nb: Any, lang: str = "en") -> int:
 
 def core_minutes(nb: Any, lang: str = "en") -> float:
     """Return the class minutes the core path takes: its prose at ``WORDS_PER_MINUTE``, its code at
-    ``LINES_PER_MINUTE`` and one minute per code cell."""
+    ``LINES_PER_MINUTE`` and one minute per code cell but the setup cell."""
     words, cells = core_size(nb, lang)
-    return words / WORDS_PER_MINUTE + core_lines(nb, lang) / LINES_PER_MINUTE + cells
+    return words / WORDS_PER_MINUTE + core_lines(nb, lang) / LINES_PER_MINUTE + max(cells - 1, 0)
 
 
 def going_deeper_topics(nb: Any, lang: str = "en") -> list[str]:
@@ -494,7 +670,8 @@ def update_header(path: Path) -> None:
     import nbformat
 
     nb = nbformat.read(path, as_version=4)
-    line = time_line(read_timings().get(path.stem, {}), language_of(path))
+    lang = language_of(path)
+    line = time_line(read_timings().get(path.stem, {}), lang, edition_code_digest(nb, path.name, lang))
     if TIME_LINE.sub(lambda _: line, nb.cells[0].source) != nb.cells[0].source:
         nb.cells[0].source = TIME_LINE.sub(lambda _: line, nb.cells[0].source)
         nbformat.write(nb, path)

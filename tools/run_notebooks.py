@@ -16,8 +16,9 @@ bottom in a fresh kernel whose working directory is notebooks/; any error stops 
 purpose are caught inside their cells by `utils.expect_error`). Afterwards run `pytest` to confirm they reproduce.
 
 Every run also records its wall time in notebooks/timings.json (per mode, CPU or GPU, with the machine, torch
-version and date) and rewrites the notebooks' header time lines from it (tools/notebook_template.py);
-`--no-timings` leaves both alone.
+version, date, the digest of the notebook's code and the commit) and rewrites the notebooks' header time lines from it
+(tools/notebook_template.py); `--no-timings` leaves both alone. A notebook run in place keeps no output under its
+solutions (tools/notebook_template.py's `present`: what a student sees); copies written to `--out` keep them.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import argparse
 import datetime
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -53,16 +55,30 @@ def machine() -> tuple[str, str]:
     return "cpu", f"a {utils.cpu_cores()}-core CPU"
 
 
-def record_time(name: str, mode: str, seconds: float) -> None:
-    """Store one measured wall time (seconds) of notebook ``name`` in notebooks/timings.json."""
+def commit() -> str | None:
+    """Return the repository's commit (short), with ``+`` if tracked files differ from it; None without git."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                              check=True).stdout.strip()
+        changed = subprocess.run(["git", "diff", "--quiet", "HEAD"], cwd=ROOT).returncode != 0
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return head + ("+" if changed else "")
+
+
+def record_time(name: str, mode: str, seconds: float, code: str | None = None) -> None:
+    """Store one measured wall time (seconds) of notebook ``name`` in notebooks/timings.json, with what it measured:
+    the machine, torch, the date, the digest of the notebook's code (``notebook_template.code_digest``: the header
+    says "this version" while it matches) and the repository's commit."""
     import torch
 
     kind, description = machine()
     timings = notebook_template.read_timings()
-    timings.setdefault(name, {})[f"{mode}/{kind}"] = {
+    record = {
         "seconds": round(seconds, 1), "machine": description, "torch": torch.__version__.split("+")[0],
-        "date": datetime.date.today().isoformat(),
+        "date": datetime.date.today().isoformat(), "code": code, "commit": commit(),
     }
+    timings.setdefault(name, {})[f"{mode}/{kind}"] = {key: value for key, value in record.items() if value}
     text = json.dumps(dict(sorted(timings.items())), indent=1, sort_keys=True) + "\n"
     tmp = notebook_template.TIMINGS.with_name(f".timings.{os.getpid()}.tmp")
     tmp.write_text(text, encoding="utf-8")
@@ -99,6 +115,8 @@ def run(path: Path, out: Path | None = None, passes: int = 1) -> float:
     seconds = time.perf_counter() - start
     for cell in nb.cells:  # keep diffs small: no per-run metadata
         cell.metadata.pop("execution", None)
+        if out is None:  # what a student sees: no solution's output stored (the copies in --out keep them)
+            notebook_template.present(cell, notebook_template.language_of(path))
     nb.metadata.pop("widgets", None)
     nbformat.write(nb, out / path.name if out else path)
     return seconds
@@ -138,7 +156,8 @@ def main(argv: list[str] | None = None) -> None:
         seconds = run(path, args.out, passes=2 if args.twice else 1)
         print(f"{path.name}: {seconds:.1f} s" + (" (two runs in one kernel)" if args.twice else ""), flush=True)
         if not args.no_timings and not args.zh and not args.twice:
-            record_time(path.stem, "full" if args.full else "quick", seconds)
+            code = notebook_template.code_digest(nbformat.read(path, as_version=4))
+            record_time(path.stem, "full" if args.full else "quick", seconds, code)
             notebook_template.update_header(path)  # the header's time line follows timings.json
             notebook_template.write_table()  # and so does the teacher's page
 

@@ -37,4 +37,10 @@ install "$VENV" -r requirements.txt
 install "$VENV" --no-deps -r requirements-nodeps.txt
 # the kernel the notebooks name (tools/notebook_template.py KERNELSPEC): JupyterLab then opens them unmodified
 "$VENV/bin/python" -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" >/dev/null
+# JupyterLab of this environment only: no pop-up asking "get notified about official Jupyter news?" over the lesson,
+# no check for updates (a request to the internet); a settings override in the environment (overrides.d: a user's own
+# settings still win). tools/check_lab.py opens a lesson with it.
+mkdir -p "$VENV/share/jupyter/lab/settings/overrides.d"
+echo '{"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}}' \
+  >"$VENV/share/jupyter/lab/settings/overrides.d/pytorch-gpu-notebooks.json"
 echo "setup done: $(warm_bytecode "$VENV")"  # and the bytecode of what every lesson imports (tools/installer.sh)

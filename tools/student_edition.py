@@ -82,8 +82,9 @@ the answer is right and, if not, what is wrong. `exercises.hint("02", 1)` prints
 
 
 def is_solution(cell: nbformat.NotebookNode, lang: str = "en") -> bool:
-    """True for an exercise's solution cell (a code cell whose first line is ``# Solution``, or ``# 参考答案``)."""
-    return cell.cell_type == "code" and cell.source.lstrip().startswith(template.LANGUAGES[lang].solution)
+    """True for an exercise's solution cell (a code cell whose first line is ``# @title Solution``, or
+    ``# @title 参考答案``)."""
+    return template.is_solution_cell(cell, lang)
 
 
 def placeholder(number: int, lang: str = "en") -> str:

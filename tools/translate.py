@@ -15,7 +15,8 @@ where it came from in ``metadata.translation``: the English cell's ``id``, a ``h
 
 Syncing never re-translates and never executes anything. It copies outputs and execution counts from English
 (the code is the same, so are its outputs; a figure's description, which ``utils.show_figure`` stores in both
-languages, and what the exercises' checks print for a stub or a right answer are put in Chinese: ``in_language``),
+languages, what the exercises' checks print for a stub or a right answer, and the line ``utils.expect_error``
+prints above an error shown on purpose are put in Chinese: ``in_language``),
 adds English cells that are missing as ``untranslated``, drops cells that English no longer has, and puts the
 cells in the English order. When an English code cell changed but its comments did not, the Chinese comments
 are carried over onto the new code automatically. Everything else that
@@ -28,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import hashlib
 import html
 import io
 import re
@@ -63,9 +63,8 @@ def hashed_source(cell: Any, index: int) -> str:
     return template.TIME_LINE.sub("", cell.source).strip() if index == 0 else cell.source
 
 
-def source_hash(text: str) -> str:
-    """Return a short, stable hash of a cell's source text."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+source_hash = template.source_hash
+"""Return a short, stable hash of a cell's source text."""
 
 
 def _tokens(source: str) -> list[tokenize.TokenInfo]:
@@ -122,6 +121,12 @@ FIGURE_METADATA = "figure_description"
 """Where ``utils.show_figure`` keeps a figure's description in every language (``utils.FIGURE_METADATA``)."""
 
 
+EXPECTED_ERROR = {
+    "en": "An error, as expected: it is what this example shows.",
+    "zh": "出错了，这在预料之中：这个例子要演示的正是这个错误。",
+}
+"""The line ``utils.expect_error`` prints above an error shown on purpose, in each language (``utils.EXPECTED_ERROR``:
+tests/test_translate.py checks they agree; here, so that syncing does not import torch)."""
 CHECK_LINE = re.compile(r"^(Exercise \d+: |练习\d+：)", re.MULTILINE)
 """A line that an exercise's check (``lessons/exercises.py``) may have printed."""
 
@@ -129,12 +134,17 @@ CHECK_LINE = re.compile(r"^(Exercise \d+: |练习\d+：)", re.MULTILINE)
 def in_language(output: Any, lang: str) -> Any:
     """Return a copy of ``output`` as the ``lang`` edition shows it: a figure of ``utils.show_figure`` gets the
     description in ``lang`` (from its metadata) as its alt text and plain text; what an exercise's check printed for
-    a stub or a right answer is put in ``lang`` (``exercises.stored_sentence``); any other output stays as it is."""
+    a stub or a right answer is put in ``lang`` (``exercises.stored_sentence``), and so is the line
+    ``utils.expect_error`` prints above an error shown on purpose; any other output stays as it is."""
     output = copy.deepcopy(output)
     if output.get("output_type") == "stream" and CHECK_LINE.search(output.get("text", "")):
         from lessons import exercises  # only here: it imports torch
 
         output["text"] = exercises.stored_sentence(output["text"], lang)
+    if output.get("output_type") == "stream" and any(line in EXPECTED_ERROR.values()
+                                                     for line in output.get("text", "").split("\n")):
+        output["text"] = "\n".join(EXPECTED_ERROR[lang] if line in EXPECTED_ERROR.values() else line
+                                    for line in output["text"].split("\n"))
     text = output.get("metadata", {}).get(FIGURE_METADATA, {}).get(lang)
     data = output.get("data", {})
     if text is not None and "text/html" in data:
@@ -154,6 +164,8 @@ def sync(english: Path, twin: Path | None = None) -> dict[str, list[str]]:
     cells = []
     for index, en_cell in enumerate(en_nb.cells):
         zh_cell = old.get(en_cell.id)
+        if zh_cell is not None and index > 0:  # what a student sees (tools/notebook_template.py), as English has it
+            template.present(zh_cell, "zh")
         if zh_cell is None or zh_cell.cell_type != en_cell.cell_type:
             zh_cell = copy.deepcopy(en_cell)
             status = "untranslated" if needs_translation(en_cell) else "same"

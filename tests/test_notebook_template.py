@@ -1,0 +1,116 @@
+"""tools/notebook_template.py: what a student sees of the cells every notebook shares (the setup cell, the
+solutions, nbval's markers), made by one idempotent pass that the Chinese translation records follow."""
+
+from __future__ import annotations
+
+import copy
+
+import nbformat
+from nbval.plugin import comment_markers, find_comment_markers, find_metadata_tags, metadata_tags
+
+from tools import notebook_template as template
+from tools import translate
+
+
+def test_the_markers_are_nbvals_own_and_each_tag_means_the_same() -> None:
+    assert set(template.NBVAL_MARKERS) == set(comment_markers)
+    for marker in template.NBVAL_MARKERS:
+        tag = template.marker_tag(marker)
+        assert tag in metadata_tags
+        as_comment = dict(find_comment_markers(f"# {marker}\nx = 1"))
+        as_tag = dict(find_metadata_tags({"tags": [tag]}))
+        assert as_comment == as_tag, marker
+
+
+def _legacy_notebook() -> nbformat.NotebookNode:
+    """A notebook as the helpers write it: markers in the code, a solution with its output, the setup cell open."""
+    printed = [nbformat.v4.new_output("stream", name="stdout", text="the answer: 42\n")]
+    return nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# 01 · Devices"),
+        nbformat.v4.new_code_cell("import os", execution_count=1),
+        nbformat.v4.new_code_cell("# NBVAL_IGNORE_OUTPUT\n# (differs by machine)\nprint(os.cpu_count())",
+                                  execution_count=2, outputs=copy.deepcopy(printed)),
+        nbformat.v4.new_code_cell("#NBVAL_IGNORE_OUTPUT (why)\nprint(1)", execution_count=3),  # not a marker
+        nbformat.v4.new_markdown_cell("## Solutions"),
+        nbformat.v4.new_code_cell("# Solution: exercise 1\nanswer = 42\nprint('the answer:', answer)",
+                                  execution_count=4, outputs=copy.deepcopy(printed)),
+    ])
+
+
+def test_apply_collapses_the_setup_cell_and_solutions_and_moves_markers_to_tags() -> None:
+    nb = _legacy_notebook()
+    template.apply(nb, "01_devices.ipynb", {})
+    setup, ignored, inexact, solution = (nb.cells[i] for i in (1, 2, 3, 5))
+    for cell in (setup, solution):
+        assert cell.source.startswith("# @title ") and cell.metadata["cellView"] == "form"
+        assert cell.metadata["jupyter"] == {"source_hidden": True}
+    assert setup.source == template.SETUP_CELL
+    assert ignored.source == "# (differs by machine)\nprint(os.cpu_count())"
+    assert ignored.metadata["tags"] == ["nbval-ignore-output"] and ignored.outputs  # its output stays
+    assert inexact.source.startswith("#NBVAL_IGNORE_OUTPUT (why)") and "tags" not in inexact.metadata
+    assert solution.source == "# @title Solution: exercise 1\nanswer = 42\nprint('the answer:', answer)"
+    assert solution.outputs == [] and solution.metadata["tags"] == ["nbval-ignore-output"]
+    assert solution.execution_count == 4  # it still ran, in order
+    again = copy.deepcopy(nb)
+    template.apply(again, "01_devices.ipynb", {})
+    assert again == nb  # idempotent: the lead re-runs it after every merge
+
+
+def test_a_translation_stays_current_when_english_and_chinese_are_presented() -> None:
+    """The Chinese cell records the English source it translates; the same change to both keeps it current, in
+    whichever order tools/notebook_template.py and tools/translate.py run."""
+    english = _legacy_notebook()
+    chinese = copy.deepcopy(english)
+    chinese.cells[2].source = "# NBVAL_IGNORE_OUTPUT\n# （因机器而异）\nprint(os.cpu_count())"
+    chinese.cells[5].source = "# 参考答案：练习1\nanswer = 42\nprint('the answer:', answer)"
+    for index in (2, 5):
+        chinese.cells[index].metadata["translation"] = translate.provenance(english.cells[index], index, "translated")
+    template.apply(english, "01_devices.ipynb", {})
+    template.apply(chinese, "01_devices.ipynb", {}, "zh")
+    assert chinese.cells[2].source == "# （因机器而异）\nprint(os.cpu_count())"
+    assert chinese.cells[5].source.startswith("# @title 参考答案：练习1\n")
+    for index in (2, 5):
+        record = chinese.cells[index].metadata["translation"]
+        assert record == translate.provenance(english.cells[index], index, "translated"), index
+
+
+RUN = {"machine": "a 2-core CPU", "torch": "2.15.0", "date": "2026-11-24"}
+GPU = {"machine": "an NVIDIA H100 80GB HBM3", "torch": "2.11.0", "date": "2026-11-26"}
+
+
+def test_the_time_line_reads_in_one_breath_and_says_what_it_measured() -> None:
+    times = {"quick/cpu": {**RUN, "seconds": 8.1, "code": "abc"}, "full/cpu": {**RUN, "seconds": 255.0, "code": "abc"},
+             "quick/gpu": {**GPU, "seconds": 19.6}, "full/gpu": {**GPU, "seconds": 60.0}}
+    line = template.time_line(times, "en", code="abc")
+    assert line == (
+        "**Time:** in [quick mode](../README.md#start-here) 8 s on a 2-core CPU and 20 s on an NVIDIA H100 80GB HBM3 "
+        "(CUDA's start-up included); in full mode 4 min 15 s on the CPU and 60 s on the GPU. CPU times are of this "
+        "version of the notebook (2026-11-24); GPU times are of the notebook's code of 2026-11-26.")
+    assert template.TIME_LINE.fullmatch(line)  # one line: tools/translate.py leaves it out of the hash
+    for lang in ("en", "zh"):
+        text = template.time_line(times, lang, code="other")
+        assert "run_notebooks" not in text and "timings.json" not in text  # neither ships in the student edition
+        assert text.index(template.QUICK_MODE_LINK[lang]) < text.index("2026")  # quick mode first, linked
+        assert "this version" not in text and "这一版" not in text  # the code changed since: every time is dated
+    zh = template.time_line(times, "zh", code="abc")
+    assert zh.startswith("**用时**：[快速模式](../../README.zh.md#从这里开始)在2核CPU上8秒，"
+                         "在NVIDIA H100 80GB HBM3上20秒（含CUDA的启动时间）")
+    assert "CPU用时测的是这一版笔记本（2026-11-24）；GPU用时测的是本笔记本2026-11-26时的代码。" in zh
+
+
+def test_the_start_up_is_named_only_where_the_gpu_took_longer() -> None:
+    faster = {"quick/cpu": {**RUN, "seconds": 20.4}, "quick/gpu": {**GPU, "seconds": 15.2}}
+    assert "start-up" not in template.time_line(faster)
+    assert template.time_line({"quick/cpu": {**RUN, "seconds": 8}}).endswith(
+        "no GPU run recorded yet. CPU times are of the notebook's code of 2026-11-24.")
+
+
+def test_the_code_digest_ignores_comments_and_the_setup_cell_only() -> None:
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(template.SETUP_CELL),
+                                         nbformat.v4.new_code_cell("# NBVAL_IGNORE_OUTPUT\nx = 1  # one")])
+    digest = template.code_digest(nb)
+    nb.cells[0].source = template.SETUP_CELL_ZH
+    nb.cells[1].source = "# （一）\nx = 1\n"
+    assert template.code_digest(nb) == digest
+    nb.cells[1].source = "x = 2"
+    assert template.code_digest(nb) != digest
