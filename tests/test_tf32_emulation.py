@@ -11,6 +11,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import nbformat
 import pytest
 import torch
 from tf32_emulation import EmulatedTF32, round_to_tf32
@@ -202,3 +203,12 @@ def test_the_lane_catches_lesson_10_as_it_was_at_b82b562(tf32_flags: None, capsy
     assert capsys.readouterr().out.count("the same gradients: True") == 1  # without emulated TF32 only
     assert namespace["worst"] > 1e-3  # TF32 against float32, on this network (issue 37: about 4e-2)
 
+
+
+def test_lesson_10_now_holds_under_emulated_tf32(tf32_flags: None, capsys: pytest.CaptureFixture) -> None:
+    """The same cells of today's notebook hold with and without emulated TF32."""
+    nb = nbformat.read(ROOT / "notebooks" / "10_gpu_memory.ipynb", as_version=4)
+    setup, accumulation, checkpointing = lesson_10_cells({cell.id: cell.source for cell in nb.cells})
+    for emulated in (False, True):
+        run_cells([*setup, accumulation, checkpointing], {"utils": utils}, emulated=emulated)
+    assert "False" not in capsys.readouterr().out
