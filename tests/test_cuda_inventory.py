@@ -17,7 +17,8 @@ for both. The section "CUDA-only branches and what proves them" of RESULTS.md ha
 - ``everywhere``: the code that names CUDA runs on every device (a check or a print), CI included.
 
 This test fails on a site without a row (a new CUDA branch), on a row without a site (a stale row), on a named test
-that does not exist and on a GPU-run claim whose code has changed since.
+that does not exist and on a GPU-run claim whose code has changed since; ``python tests/test_cuda_inventory.py
+--mark-stale`` rewrites those claims as "not run yet".
 """
 
 from __future__ import annotations
@@ -342,6 +343,29 @@ def test_every_cuda_site_is_listed_with_what_proves_it() -> None:
     assert problems_of(sites, inventory(text), text, expected_digests(sites)) == []
 
 
+def without_stale_claims(text: str, digests: dict[str, str]) -> str:
+    """Return RESULTS.md's ``text`` with every GPU-run claim whose code changed since turned into "not run yet"
+    (the rest as it was): what ``python tests/test_cuda_inventory.py --mark-stale`` writes after a merge or an edit
+    that changed code a GPU run tested. ``digests``: what each site's claim must record (``expected_digests``)."""
+    head, rest = text.split(HEADING, 1)
+    section, tail = (rest.split("\n## ", 1) + [""])[:2]
+    lines = []
+    for line in section.split("\n"):
+        match = re.match(r"^(\|\s*`([^`]+)`\s*\|.*\|)\s*([^|]+?)\s*\|$", line)
+        if match and match.group(2) in digests:
+            parts = re.split(r";\s+(?=fake:|GPU run of|not run yet|everywhere)", match.group(3))
+            kept = []
+            for part in parts:
+                claim = re.match(r"GPU run of (\d{4}-\d\d-\d\d) \(code `?([0-9a-f]{12})`?\)", part)
+                if claim and claim.group(2) != digests[match.group(2)]:
+                    part = f"not run yet: its code changed since the GPU run on {claim.group(1)}"
+                if part not in kept:
+                    kept.append(part)
+            line = f"{match.group(1)} {'; '.join(kept)} |"
+        lines.append(line)
+    return head + HEADING + "\n".join(lines) + ("\n## " + tail if tail else "")
+
+
 FAKE_RESULTS = f"""
 ## A GPU run (2026-11-23)
 
@@ -444,3 +468,22 @@ def test_a_notebooks_gpu_record_covers_every_code_cell_and_the_project_code_it_c
         digest_with("utils.py", "return getattr(torch, forced)", "return getattr(torch, forced.lower())"),
     ]
     assert all(d != base for d in changed) and len(set(changed)) == 3 and unchanged == [base] * 3
+
+
+def test_stale_claims_are_marked_not_run_yet() -> None:
+    changed = {"m.py::f": digest("f"), "m.py::g": digest("g = new_code()")}
+    marked = without_stale_claims(FAKE_RESULTS, changed)
+    assert problems_of({"m.py::f": "f", "m.py::g": "g = new_code()"}, inventory(marked), marked) == []
+    assert inventory(marked)["m.py::g"] == "not run yet: its code changed since the GPU run on 2026-11-23"
+    assert without_stale_claims(marked, changed) == marked  # idempotent
+    assert without_stale_claims(FAKE_RESULTS, {"m.py::f": digest("f"), "m.py::g": digest("g = code()")}) == (
+        FAKE_RESULTS)
+
+
+if __name__ == "__main__":  # python tests/test_cuda_inventory.py --mark-stale: rewrite RESULTS.md's stale claims
+    import sys
+
+    if sys.argv[1:] != ["--mark-stale"]:
+        sys.exit("usage: python tests/test_cuda_inventory.py --mark-stale")
+    current = RESULTS.read_text(encoding="utf-8")
+    RESULTS.write_text(without_stale_claims(current, expected_digests(all_sites())), encoding="utf-8")
