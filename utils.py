@@ -246,6 +246,29 @@ def amp_dtype(device: torch.device) -> torch.dtype:
     return torch.bfloat16 if device.type == "cpu" else torch.float16
 
 
+TF32_ENV = "NB_TF32"  # "emulated": the CPU rounds as an Ampere GPU does (emulated-TF32 lane, tests/tf32_emulation.py)
+
+
+def tf32_in_effect(device: torch.device, kind: str = "conv") -> bool:
+    """Return True when float32 ``kind`` work on ``device`` computes in TF32 (10 mantissa bits, not float32's 23).
+
+    ``kind``: ``"conv"`` for convolutions, whose flag ``torch.backends.cudnn.allow_tf32`` is on by default, or
+    ``"matmul"`` for matrix products, whose flag is ``torch.get_float32_matmul_precision()`` other than
+    ``"highest"`` (the default is ``"highest"``). TF32 is in effect where the flag is on and the device computes in
+    it: a CUDA GPU of compute capability 8.0 or newer (A100, L4, H100; not a T4, 7.5), or any device while
+    ``NB_TF32=emulated`` says that the emulated-TF32 lane rounds as such a GPU does. Elsewhere (a CPU, Apple's
+    GPUs) False: notebooks 09 and 10 choose their tolerances and their words with it.
+    """
+    if kind not in ("conv", "matmul"):
+        raise ValueError(f"kind={kind!r}: use 'conv' or 'matmul'")
+    flag = torch.backends.cudnn.allow_tf32 if kind == "conv" else torch.get_float32_matmul_precision() != "highest"
+    if not flag:
+        return False
+    if os.environ.get(TF32_ENV, "").strip().lower() == "emulated":
+        return True
+    return device.type == "cuda" and torch.cuda.get_device_capability(device) >= (8, 0)
+
+
 # ---- Where does this live? -------------------------------------------------------------------------------------------
 def placement(obj: Any) -> dict[str, str]:
     """Map every tensor that ``obj`` owns to its device, e.g. ``{"0.weight": "cpu"}``; ``{}`` if it owns none.

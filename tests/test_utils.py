@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import collections.abc
 import multiprocessing
 import os
 import random
@@ -158,6 +159,56 @@ def test_amp_dtype_elsewhere_and_a_wrong_setting(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv(utils.AMP_DTYPE_ENV, "fp16")
     with pytest.raises(ValueError, match="NB_AMP_DTYPE='fp16': use float16 or bfloat16"):
         utils.amp_dtype(torch.device("cpu"))
+
+
+@pytest.fixture
+def tf32_flags() -> collections.abc.Iterator[None]:
+    """The test changes PyTorch's TF32 flags; they are as before again after it."""
+    conv, matmul = torch.backends.cudnn.allow_tf32, torch.get_float32_matmul_precision()
+    yield
+    torch.backends.cudnn.allow_tf32 = conv
+    torch.set_float32_matmul_precision(matmul)
+
+
+@pytest.mark.parametrize(
+    ("capability", "conv", "matmul"),
+    [
+        ((9, 0), True, False),  # an H100 with PyTorch's defaults: convolutions in TF32, matrix products not
+        ((8, 0), True, False),  # an A100
+        ((8, 9), True, False),  # an L4
+        ((7, 5), False, False),  # a T4: no TF32 at all
+    ],
+)
+def test_tf32_in_effect_on_cuda_gpus(
+    capability: tuple[int, int], conv: bool, matmul: bool, monkeypatch: pytest.MonkeyPatch, tf32_flags: None
+) -> None:
+    FakeGpu(monkeypatch, capability=capability)
+    monkeypatch.delenv(utils.TF32_ENV, raising=False)
+    device = utils.get_device()
+    torch.backends.cudnn.allow_tf32 = True
+    torch.set_float32_matmul_precision("highest")
+    assert (utils.tf32_in_effect(device), utils.tf32_in_effect(device, "matmul")) == (conv, matmul)
+    torch.set_float32_matmul_precision("high")  # notebook 09's matrix-product switch
+    assert utils.tf32_in_effect(device, "matmul") == conv  # wherever TF32 exists
+    with torch.backends.cudnn.flags(enabled=True, allow_tf32=False):  # how notebooks 09 and 10 switch it off
+        assert not utils.tf32_in_effect(device)
+    assert utils.tf32_in_effect(device) == conv
+
+
+def test_tf32_in_effect_on_a_cpu_and_under_the_emulated_lane(monkeypatch: pytest.MonkeyPatch, tf32_flags: None) -> None:
+    cpu = torch.device("cpu")
+    monkeypatch.delenv(utils.TF32_ENV, raising=False)
+    torch.set_float32_matmul_precision("high")
+    assert not utils.tf32_in_effect(cpu) and not utils.tf32_in_effect(cpu, "matmul")
+    assert not utils.tf32_in_effect(torch.device("mps"))
+    monkeypatch.setenv(utils.TF32_ENV, "emulated")  # what tools/oldest_torch.sh sets (tests/tf32_emulation.py)
+    assert utils.tf32_in_effect(cpu) and utils.tf32_in_effect(cpu, "matmul")
+    torch.set_float32_matmul_precision("highest")
+    assert utils.tf32_in_effect(cpu) and not utils.tf32_in_effect(cpu, "matmul")
+    with torch.backends.cudnn.flags(enabled=True, allow_tf32=False):
+        assert not utils.tf32_in_effect(cpu)
+    with pytest.raises(ValueError, match="kind='linear': use 'conv' or 'matmul'"):
+        utils.tf32_in_effect(cpu, "linear")
 
 
 def test_expect_error_says_it_was_expected_then_prints_type_and_message(

@@ -284,11 +284,13 @@ CELLS = {  # cell id -> what it measures
         "22f55d43": "versions and GPU", "ea76b88c": "a product returns before it is done",
         "ce71c2e0": "the first six steps", "5f2cff12": "batch 64, timed with time_runs",
         "1155c480": "FLOP per image", "f57a5932": "precisions", "78245cfa": "ceilings and the step's share",
+        "f885ecb3": "each rung within the tolerance of its precision (TF32: 5e-3)",
         "702a777b": "the ladder", "0b92c4cf": "the source's clock", "6937e3d4": "a blocking copy waits",
         "6ff57de2": "copies against the link", "4ae6b133": "a non_blocking copy returns at once",
     },
     "10_gpu_memory": {
         "c6abd9b0": "versions and GPU", "c7d86135": "allocated, reserved and driver memory (section 4)",
+        "4b8c7853": "accumulation against the whole batch, TF32 off", "bd0d3e53": "checkpointing, TF32 off",
         "06cb6399": "saved bytes under each remedy", "43fbbd92": "the search under the cap, a real OutOfMemoryError",
         "66b8b419": "autocast's gradients against float32's", "b7e1a0c3": "max-pool windows that moved",
         "b7e1a0c7": "average pools instead", "759d3afa": "the allocator's peak in each training step",

@@ -1,0 +1,20 @@
+"""Emulated TF32 from the first line of every Python process (a notebook's kernel, the workers it starts).
+
+Python's ``site`` module imports ``sitecustomize`` at start-up from the first folder on ``sys.path`` that has one.
+The emulated-TF32 lane (``tools/oldest_torch.sh``) puts this folder first on ``PYTHONPATH`` and sets
+``NB_TF32=emulated``; then every process it starts switches ``tests/tf32_emulation.py``'s mode on before running any
+of its own code. Without ``NB_TF32=emulated`` this does nothing (and imports nothing).
+"""
+
+import os
+
+if os.environ.get("NB_TF32", "").strip().lower() == "emulated":
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    _path = Path(__file__).resolve().parents[1] / "tf32_emulation.py"
+    _spec = importlib.util.spec_from_file_location("tf32_emulation", _path)
+    _module = sys.modules["tf32_emulation"] = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(_module)
+    _module.install()
