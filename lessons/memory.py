@@ -129,11 +129,10 @@ def is_out_of_memory(error: BaseException) -> bool:
 def largest_batch(run: Callable[[int], object], start: int) -> int:
     """Return the largest batch up to ``start`` for which ``run(batch)`` raises no out-of-memory error (0 if none).
 
-    Halves the batch until one fits, then bisects between the largest that fitted and the smallest that failed.
-    cuDNN's "unable to find an engine" counts as out of memory (``is_out_of_memory``), except at a batch of 1, where
-    it means that the convolution cannot run at all: then, as any other error, it is raised. Memory is freed after
-    the ``except`` block, not in it: until it ends, the error's traceback holds the failed step's frames and,
-    through them, its tensors.
+    Halves the batch until one fits, then bisects between the largest that fitted and the smallest that failed. cuDNN's
+    "unable to find an engine" counts as out of memory (``is_out_of_memory``) except at a batch of 1, where it means
+    that the convolution cannot run at all, and is raised. Memory is freed after the ``except`` block, not in it: until
+    it ends, the error's traceback holds the failed step's frames and their tensors.
     """
     fits, fails, batch = 0, start + 1, start
     while fits + 1 < fails:

@@ -272,6 +272,19 @@ def _exercise_text(nb: Notebook, index: int, lang: str) -> str:
     return ""
 
 
+def check_cell_length(nb: Notebook) -> list[str]:
+    """Every code cell but the setup cell (run, not read, shown collapsed) has at most ``CODE_CELL_MAX_LINES``
+    non-blank lines, so that it needs no scroll bar."""
+    setup = next((c.id for c in nb.cells if c.cell_type == "code"), None)
+    problems = []
+    for index, cell in enumerate(nb.cells):
+        lines = sum(1 for line in cell.source.splitlines() if line.strip())
+        if cell.cell_type == "code" and cell.id != setup and lines > template.CODE_CELL_MAX_LINES:
+            problems.append(f"cell {index} ({cell.id}) has {lines} lines of code (at most "
+                            f"{template.CODE_CELL_MAX_LINES}): split it")
+    return problems
+
+
 def check_core_path(nb: Notebook, lang: str = "en") -> list[str]:
     """A core path a class does in one period (at most ``CORE_MAX_WORDS`` words, ``CORE_MAX_CODE_CELLS`` code cells
     and ``CORE_MAX_MINUTES`` minutes), then ``## Going deeper`` before the Summary and the Exercises; what comes
@@ -454,6 +467,7 @@ def check_all(path: Path, timings: dict[str, Any] | None = None) -> list[str]:
         + check_markers(nb)
         + check_solutions_collapsed(nb, lang)
         + check_core_path(nb, lang)
+        + check_cell_length(nb)
         + check_exercises(nb, lang, path.name[:2])
         + check_headings(nb)
         + check_links(nb)

@@ -310,6 +310,26 @@ def test_core_path_counts_code_cells() -> None:
     assert any("code cells" in problem for problem in hygiene.check_core_path(nb))
 
 
+def test_core_path_leaves_ten_minutes_and_the_setup_cell_is_not_counted() -> None:
+    assert hygiene.CORE_MAX_MINUTES == 35  # of a 45-minute period: ten for questions and the first exercise
+    nb = good_notebook()
+    setup_only = copy.deepcopy(nb)
+    setup_only.cells = [c for c in nb.cells if c.cell_type != "code" or c.source == template.SETUP_CELL]
+    words, _ = template.core_size(setup_only)
+    assert template.core_minutes(setup_only) == words / template.WORDS_PER_MINUTE  # its lines and its minute: not read
+
+
+def test_code_cells_fit_without_a_scroll_bar() -> None:
+    nb = good_notebook()
+    nb.cells[3].source = "\n".join(f"x = {i}" for i in range(template.CODE_CELL_MAX_LINES)) + "\n\n"
+    assert not hygiene.check_cell_length(nb)
+    nb.cells[3].source += "\nx = 0"
+    assert any("lines of code" in problem and "split it" in problem for problem in hygiene.check_cell_length(nb))
+    nb.cells[2].source = template.SETUP_CELL  # the setup cell is longer, and run, not read
+    assert len(template.SETUP_CELL.splitlines()) > template.CODE_CELL_MAX_LINES
+    assert len(hygiene.check_cell_length(nb)) == 1  # cell 3's, not the setup cell's
+
+
 def test_core_path_must_fit_a_class_period() -> None:
     nb = good_notebook()
     fits = int((hygiene.CORE_MAX_MINUTES - template.core_minutes(nb)) * template.LINES_PER_MINUTE)  # lines that fit

@@ -86,7 +86,7 @@ def test_glossary_is_readable() -> None:
     terms = {str(t["english"]): t for t in glossary()}
     assert len(terms) >= 20 and {"tensor", "device", "epoch", "checkpoint", "pooling"} <= set(terms)
     assert first_use_gloss(terms["epoch"]) == "epoch，即迭代周期" and first_use_gloss(terms["tensor"]) == "tensor"
-    assert first_use_gloss(terms["pooling"]) == "pooling，即池化"
+    assert first_use_gloss(terms["pooling"]) == "pooling，即汇聚"
     for term in terms.values():  # the English of a first use is itself one of the forms the check looks for
         assert term["forms"].fullmatch(str(term["english"])), term["english"]
 
@@ -231,6 +231,91 @@ def glossary_problems(en: nbformat.NotebookNode, zh: nbformat.NotebookNode, name
     return problems
 
 
+# ---- the glossary's rules for any Chinese text: notebooks here; other Chinese text (the exercises' messages, ...)
+# is checked by passing its strings to chinese_text_problems ------------------------------------------------------
+QUOTED = re.compile(r"“[^”]*”")  # quotations (of the sources, of d2l-zh): copied as written
+OTHER_NAME = re.compile(r"（[^（）]*，即[^（）]*）")  # a first use's brackets, which name the other translation
+RATIO = re.compile(r"((?:\d[\d.,]*(?:\s*(?:–|-|~|到|至)\s*\d[\d.,]*)?)|[一二两三四五六七八九十百千几]+|多少)倍")
+END_OF_CORE = "本课的核心内容到此为止。小结和练习在最后；下面的“进阶”部分是选学内容。"
+GOING_DEEPER_OPENS = "选学内容："
+
+
+def one_word_rules() -> list[tuple[str, list[str]]]:
+    """Return the table "一个意思一个词" of notebooks/zh/TERMINOLOGY.md: (the word used, the words not used)."""
+    text = GLOSSARY_FILE.read_text(encoding="utf-8").split("## 一个意思一个词", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("|") and len(cells) == 2 and cells[0] not in ("用", "---"):
+            rows.append((cells[0], [w.strip() for w in cells[1].split(",") if w.strip()]))
+    return rows
+
+
+def ratio_problems(text: str) -> list[str]:
+    """Return each "N倍" not written "是……的N倍" (or as the next of a list, "的6.8倍和7.9倍"): "快了2.3倍" reads as 3.3
+    times to a Chinese reader."""
+    problems = []
+    for match in RATIO.finditer(text):
+        before = text[: match.start()]
+        if not (before.endswith("的") or re.search(r"倍\s*(和|、|或|到)$", before)):
+            problems.append(f"{text[max(0, match.start() - 12) : match.end()]!r}: write 是……的N倍")
+    return problems
+
+
+def chinese_text_problems(text: str) -> list[str]:
+    """Return what breaks the glossary's rules in a piece of Chinese text (prose without its code, a comment, a
+    string): a word the glossary says not to use, or a ratio not written 是……的N倍. Quotations and a first use's
+    note of the other translation are left as they are."""
+    plain = OTHER_NAME.sub("", QUOTED.sub("“”", text))
+    avoid = [(str(t["chinese"]), list(t["avoid"])) for t in glossary()] + one_word_rules()
+    problems = [f"{word!r} (the glossary says {use!r})" for use, words in avoid for word in words if word in plain]
+    return problems + ratio_problems(plain)
+
+
+def chinese_texts(nb: nbformat.NotebookNode, exercises: bool = False) -> list[tuple[int, str]]:
+    """Return (cell index, text) for the Chinese a reader reads in a notebook: markdown prose without its code, code
+    comments, and string literals with Chinese in them; up to the exercises, or to the end with ``exercises``."""
+    texts = []
+    end = None if exercises else template.heading_index(nb, template.LANGUAGES["zh"].exercises)
+    for index, cell in enumerate(nb.cells[:end]):
+        if cell.cell_type == "markdown" and index:
+            texts.append((index, prose(cell.source)))
+        elif cell.cell_type == "code":
+            texts += [(index, comment) for comment in translate.comments(cell.source)]
+            texts += [(index, s) for kind, s in translate.code_tokens(cell.source)
+                      if kind == tokenize.STRING and re.search(f"[{CJK}]", s)]
+    return texts
+
+
+@pytest.mark.parametrize("path", ENGLISH, ids=IDS)
+def test_chinese_text_follows_the_glossarys_rules(path: Path) -> None:
+    _, zh = _pair(path)
+    problems = [f"zh/{path.name} cell {index}: {problem}" for index, text in chinese_texts(zh)
+                for problem in chinese_text_problems(text)]
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("path", ENGLISH, ids=IDS)
+def test_fixed_phrases_end_the_core_and_open_going_deeper(path: Path) -> None:
+    _, zh = _pair(path)
+    deeper = template.heading_index(zh, template.LANGUAGES["zh"].going_deeper)
+    assert deeper is not None, f"zh/{path.name}: no going-deeper heading"
+    assert zh.cells[deeper - 1].source.rstrip().endswith(END_OF_CORE), f"zh/{path.name} cell {deeper - 1}"
+    opening = zh.cells[deeper].source.split(template.LANGUAGES["zh"].going_deeper, 1)[1].strip()
+    assert opening.startswith(GOING_DEEPER_OPENS), f"zh/{path.name} cell {deeper}: {opening[:30]!r}"
+
+
+def test_chinese_text_rules_catch_what_a_reader_misreads() -> None:
+    assert {use for use, _ in one_word_rules()} >= {"批量", "池化", "惰性层", "张/秒", "“进阶”部分", "显存"}
+    for wrong in ["快了2.3倍", "GPU比CPU快4.0–4.6倍", "速度提高了50倍", "大约要占四倍", "1,000个批次",
+                  "最大汇聚层", "梯度检查点", "12,000 images/s", "见进阶部分", "可以选读", "GPU内存不够", "归一化"]:
+        assert chinese_text_problems(wrong), wrong
+    for right in ["分批计算的速度是逐张计算的2.3倍", "是CPU的4.0–4.6倍", "分别是原来的6.8倍和7.9倍", "原文循环的多少倍",
+                  "翻倍", "最大*池化*，即原文的“汇聚”", "最大池化（pooling，即汇聚）", "12,000张/秒", "见“进阶”部分",
+                  "显存不够", "每秒训练的图片数是原文循环的88到358倍"]:
+        assert not chinese_text_problems(right), right
+
+
 @pytest.mark.parametrize("path", ENGLISH, ids=IDS)
 def test_glossary_terms_are_used_as_the_glossary_says(path: Path) -> None:
     en, zh = _pair(path)
@@ -253,7 +338,7 @@ def test_glossary_check_wants_the_singular_and_the_other_name() -> None:
     assert problems("The parameters.", "模型的参数。") and problems("The parameters.", "模型。")
     assert not problems("Train 5 epochs.", "训练5*轮*（epoch，即迭代周期）。")
     assert problems("Train 5 epochs.", "训练5*轮*（epoch）。")  # d2l-zh's name is given at the first use
-    assert not problems("A max-pool.", "最大*汇聚*（pooling，即池化）。") and problems("A max-pool.", "最大汇聚。")
+    assert not problems("A max-pool.", "最大*池化*（pooling，即汇聚）。") and problems("A max-pool.", "最大池化。")
 
 
 # ---- the tool, on notebooks of its own ----------------------------------------------------------------------------

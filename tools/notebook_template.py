@@ -564,9 +564,12 @@ WORDS_PER_MINUTE = 100
 """Class time estimate: prose read at this pace, ..."""
 LINES_PER_MINUTE = 10
 """... code read at this pace (non-blank lines), plus one minute per code cell to run it and look at its output. The
-setup cell is run, not read (collapsed to its title): neither its lines nor its minute count (issue 38)."""
-CORE_MAX_MINUTES = 45
-"""A core path fits one class period: at most this many minutes by ``core_minutes``."""
+setup cell (the first code cell) is run, not read, and shown collapsed: neither its lines nor its minute count."""
+CORE_MAX_MINUTES = 35
+"""A core path leaves ten minutes of a 45-minute class period for questions and the first exercise: at most this
+many minutes by ``core_minutes``."""
+CODE_CELL_MAX_LINES = 20
+"""Every code cell but the setup cell has at most this many non-blank lines: a longer one needs a scroll bar."""
 
 
 def heading_index(nb: Any, heading: str) -> int | None:
@@ -599,7 +602,7 @@ def core_lines(nb: Any, lang: str = "en") -> int:
 
 def core_minutes(nb: Any, lang: str = "en") -> float:
     """Return the class minutes the core path takes: its prose at ``WORDS_PER_MINUTE``, its code at
-    ``LINES_PER_MINUTE`` and one minute per code cell but the setup cell."""
+    ``LINES_PER_MINUTE`` and one minute per code cell, the setup cell not counted (``core_lines``)."""
     words, cells = core_size(nb, lang)
     return words / WORDS_PER_MINUTE + core_lines(nb, lang) / LINES_PER_MINUTE + max(cells - 1, 0)
 
