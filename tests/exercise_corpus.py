@@ -79,8 +79,8 @@ from torch.utils.tensorboard import SummaryWriter
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 torch.manual_seed(0)
-train_loader = [(torch.randn(4, 6), torch.randint(0, 3, (4,))) for _ in range(25)]
-make_model = lambda: nn.Sequential(nn.Linear(6, 3))
+train_loader = [(torch.randn(4, 4), torch.randint(0, 3, (4,))) for _ in range(25)]
+make_model = lambda: nn.Sequential(nn.Linear(4, 3))
 loss_fn = nn.CrossEntropyLoss()
 ''',
     ("06", 2): '''
