@@ -189,6 +189,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[tuple[str,
     (course / "source" / CORPUS_NAME).mkdir()
     nbformat.write(corpus_assignment(), course / "source" / CORPUS_NAME / f"{CORPUS_NAME}.ipynb")
     for beside in nbgrader_course.BESIDE:
+        (course / "source" / CORPUS_NAME / beside).parent.mkdir(parents=True, exist_ok=True)
         (shutil.copytree if (ROOT / beside).is_dir() else shutil.copy2)(
             course / "source" / NAMES["02"] / beside, course / "source" / CORPUS_NAME / beside)
     every = "*"  # every assignment in one command: each nbgrader command takes seconds to start

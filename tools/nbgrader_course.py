@@ -214,13 +214,12 @@ def grading_source(check: str, found: exercises.Exercise) -> str:
     call = tree.body[0].value if len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr) else None
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "check"):
         raise ValueError(f"exercise {found.number}'s check cell is not one exercises.check(...) call: {check!r}")
-    call.func.attr = "grade"
-    call.keywords = [k for k in call.keywords if k.arg != "strict"]
-    visible = ast.unparse(call)
+    if any(k.arg == "strict" for k in call.keywords) or not check.rstrip().endswith(")"):
+        raise ValueError(f"exercise {found.number}'s check cell is not the student's check: {check!r}")
+    visible = check.strip().replace("exercises.check(", "exercises.grade(", 1)
     if not found.has_hidden:
         return visible
-    call.keywords.append(ast.keyword("hidden", ast.Constant(True)))
-    return "\n".join([visible, BEGIN_HIDDEN, ast.unparse(call), END_HIDDEN])
+    return "\n".join([visible, BEGIN_HIDDEN, visible[:-1] + ", hidden=True)", END_HIDDEN])
 
 
 def _comments(code: str) -> str:
