@@ -143,7 +143,8 @@ def _need_number(name: str, value: Any, whole: bool = False) -> float:
 def _need_truth(name: str, value: Any) -> bool:
     got = _truth(value)
     if got is None:
-        raise _wrong(f"`{name}` is {_shown(value)}; answer True or False", f"`{name}`是{_shown(value)}；请回答True或False")
+        raise _wrong(f"`{name}` is {_shown(value)}; answer True or False",
+                     f"`{name}`是{_shown(value)}；请回答True或False")
     return got
 
 
@@ -314,7 +315,8 @@ def _check_02_1(module_device: Callable[[nn.Module], Any], hidden: bool = False)
             if "cpu" not in str(error) or "meta" not in str(error):
                 raise _wrong(f"`module_device({shown})` raised ValueError({str(error)!r}), which does not name both "
                              "devices",
-                             f"`module_device({shown})`抛出了ValueError({str(error)!r})，消息里没有写出两个设备") from error
+                             f"`module_device({shown})`抛出了ValueError({str(error)!r})，"
+                             "消息里没有写出两个设备") from error
             continue
         except Exception as error:
             raise _wrong(f"`module_device({shown})` raised {type(error).__name__}, not a ValueError",
@@ -372,7 +374,8 @@ def _check_03_1(LowerTriangle: type, hidden: bool = False) -> None:  # noqa: N80
         if not buffers:
             raise _wrong(f"`LowerTriangle({n})` has no buffer that holds the mask (its buffers: "
                          f"{[name for name, _ in layer.named_buffers()]}), so `.to()` would leave it behind",
-                         f"`LowerTriangle({n})`没有保存掩码的缓冲区（它的缓冲区：{[name for name, _ in layer.named_buffers()]}），"
+                         f"`LowerTriangle({n})`没有保存掩码的缓冲区"
+                         f"（它的缓冲区：{[name for name, _ in layer.named_buffers()]}），"
                          "`.to()`会把它留在原地")
         if state := list(layer.state_dict()):
             raise _wrong(f"`LowerTriangle({n}).state_dict()` holds {state}, but the exercise asks for a buffer "
@@ -786,7 +789,8 @@ def _check_07_2(gradients: Callable[[float], Any], hidden: bool = False) -> None
 def _check_07_3(flatten_size: Any) -> None:
     value = _need_number("flatten_size", flatten_size, whole=True)
     if value == 128 * 2 * 2:
-        raise _wrong("`flatten_size` is 128 x 2 x 2, the size for 50x50 images", "`flatten_size`是128 x 2 x 2，这是50x50图像的大小")
+        raise _wrong("`flatten_size` is 128 x 2 x 2, the size for 50x50 images",
+                     "`flatten_size`是128 x 2 x 2，这是50x50图像的大小")
     if value != 2048:
         raise _wrong(f"`flatten_size` is {value}: not the flatten size that `Net(size=64)` computes",
                      f"`flatten_size`是{value}：这不是`Net(size=64)`算出的展平大小")
@@ -898,7 +902,8 @@ def _check_09_1(time_ms: Callable[..., Any], hidden: bool = False) -> None:
         raise _wrong(f"`{shown}` returned {value:.3f}: seconds, not milliseconds",
                      f"`{shown}`返回了{value:.3f}：这是秒，不是毫秒")
     if not 750 * sleep <= value <= 2000:  # a sleep takes at least its time; a loaded machine adds to it
-        raise _wrong(f"`{shown}` returned {value:.3f}, which is not the milliseconds a {sleep * 1e3:.0f} ms sleep takes",
+        raise _wrong(f"`{shown}` returned {value:.3f}, which is not the milliseconds a {sleep * 1e3:.0f} ms sleep "
+                     "takes",
                      f"`{shown}`返回了{value:.3f}，这不是睡眠{sleep * 1e3:.0f}毫秒所用的毫秒数")
 
 
@@ -954,7 +959,8 @@ def _check_10_1(per_image: Any) -> None:
     value = _need_number("per_image", per_image, whole=True)
     indices = sum(8 * math.prod(shape) for shape in _POOLED)
     if value == _SAVED_PER_IMAGE - indices:
-        raise _wrong("`per_image` leaves out the max-pools' int64 indices", "`per_image`漏掉了最大汇聚层保存的int64下标")
+        raise _wrong("`per_image` leaves out the max-pools' int64 indices",
+                     "`per_image`漏掉了最大汇聚层保存的int64下标")
     if value == _SAVED_PER_IMAGE - indices // 2:
         raise _wrong("`per_image` counts the max-pools' indices at 4 bytes; they are int64",
                      "`per_image`把最大汇聚层的下标按4字节算了；它们是int64")
@@ -969,7 +975,8 @@ def _check_10_1(per_image: Any) -> None:
 def _check_10_2(share: Any) -> None:
     value = _need_number("share", share)
     if 70 <= value <= 76:
-        raise _wrong("`share` is a percentage; give a fraction between 0 and 1", "`share`是百分数；请给出0到1之间的比例")
+        raise _wrong("`share` is a percentage; give a fraction between 0 and 1",
+                     "`share`是百分数；请给出0到1之间的比例")
     if not 0.70 <= value <= 0.76:  # the bytes saved depend on the device's kernels (cuDNN saves its own): a margin
         raise _wrong(f"`share` is {value:.3g}: not the bytes checkpointing the first block saves, divided by the "
                      "bytes checkpointing all four saves",
@@ -1118,7 +1125,8 @@ _LIST = [
     Exercise("07", 2, ("gradients",), _check_07_2,
              "Section 5 (“Why cross-entropy, not softmax + MSE”) and Going deeper's “How hard each loss pushes” do it "
              "for two classes.",
-             "第5节（“为什么用交叉熵，而不是softmax + MSE”）和进阶部分的“两种损失各自推动得有多用力”做的是两个类别的情况。"),
+             "第5节（“为什么用交叉熵，而不是softmax + MSE”）和进阶部分的“两种损失各自推动得有多用力”"
+             "做的是两个类别的情况。"),
     Exercise("07", 3, ("flatten_size",), _check_07_3,
              "Section 4 (“The network, with its flatten size computed”).",
              "第4节（“网络：自己算出展平后的大小”）。"),

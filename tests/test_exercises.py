@@ -103,7 +103,7 @@ def test_the_corpus_covers_every_exercise() -> None:
 
 
 @pytest.mark.parametrize(("lesson", "number", "index"), CASES,
-                         ids=[f"{l}-{n}-{i}" for l, n, i in CASES])
+                         ids=[f"{lesson}-{n}-{i}" for lesson, n, i in CASES])
 def test_verdict(lesson: str, number: int, index: int, folders: dict[str, Any], tmp_path: Path) -> None:
     """The verdict in both languages; a wrong answer's message says what is wrong, never the expected value."""
     answer = corpus.CORPUS[(lesson, number)][index]
@@ -203,7 +203,8 @@ def test_01_1_with_two_gpus(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(torch.cuda, "_cached_device_count", None)
     monkeypatch.setattr(torch.cuda, "_is_compiled", lambda: True)
     assert torch.cuda.device_count() == 2
-    for note in ("the reference: a list of torch.device", "device names as strings", "a loop, torch.device(type, index)"):
+    for note in ("the reference: a list of torch.device", "device names as strings",
+                 "a loop, torch.device(type, index)"):
         kind, sentence = exercises.result("01", 1, answer_of("01", 1, note))
         assert kind == "correct", sentence
     for wrong, says in [(lambda: ["cpu"], "which are not this machine's GPUs"),
