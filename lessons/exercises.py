@@ -816,15 +816,24 @@ def _check_08_1(shard_sizes: Any, appearing_twice: Any) -> None:
                      f"`appearing_twice`是{_shown(appearing_twice)}：数一数三个分片的下标总数，以及其中不同下标的个数")
 
 
-def _check_08_2(differ_with_set_epoch: Any, differ_without: Any) -> None:
-    if not _need_truth("differ_with_set_epoch", differ_with_set_epoch):
-        raise _wrong("`differ_with_set_epoch` is False: list the two epochs with `sampler.set_epoch(epoch)` called "
-                     "before each, and compare them",
-                     "`differ_with_set_epoch`是False：每轮列出之前先调用`sampler.set_epoch(epoch)`，再比较两轮")
-    if _need_truth("differ_without", differ_without):
-        raise _wrong("`differ_without` is True: list the two epochs from one sampler without `set_epoch`, and "
-                     "compare them",
-                     "`differ_without`是True：用同一个采样器、不调用`set_epoch`列出两轮，再比较")
+def _check_08_2(moved_with_set_epoch: Any, moved_without: Any) -> None:
+    from torch.utils.data import DistributedSampler
+
+    with_set_epoch = _need_number("moved_with_set_epoch", moved_with_set_epoch, whole=True)
+    without = _need_number("moved_without", moved_without, whole=True)
+    sampler = DistributedSampler(range(512), num_replicas=2, rank=0, shuffle=True, seed=0)  # only the length counts
+    first = list(sampler)
+    sampler.set_epoch(1)
+    moved = sum(a != b for a, b in zip(first, list(sampler), strict=True))  # this PyTorch's shuffle, exactly
+    if without != 0:
+        raise _wrong(f"`moved_without` is {without}: list epochs 0 and 1 from one sampler without `set_epoch`, and "
+                     "compare them position by position",
+                     f"`moved_without`是{without}：用同一个采样器、不调用`set_epoch`列出第0轮和第1轮，再逐个位置比较")
+    if with_set_epoch != moved:
+        raise _wrong(f"`moved_with_set_epoch` is {with_set_epoch}: not the number of positions at which the two "
+                     "epochs' lists differ when `sampler.set_epoch(epoch)` is called before each",
+                     f"`moved_with_set_epoch`是{with_set_epoch}：这不是每轮列出之前调用`sampler.set_epoch(epoch)`时，"
+                     "两轮列表中不同位置的个数")
 
 
 def _check_08_3(step_in_halves: Callable[..., Any], hidden: bool = False) -> None:
@@ -1135,7 +1144,7 @@ _LIST = [
              "`rank`, it needs no process group.",
              "第2节（“完整的训练函数”）用到了`DistributedSampler`；给定`num_replicas`和`rank`时，它不需要进程组。",
              explain_en="Why does the sampler repeat examples?", explain_zh="采样器为什么要重复一些样本？"),
-    Exercise("08", 2, ("differ_with_set_epoch", "differ_without"), _check_08_2,
+    Exercise("08", 2, ("moved_with_set_epoch", "moved_without"), _check_08_2,
              "Section 2 (“The training function, in full”) calls `set_epoch` every epoch.",
              "第2节（“完整的训练函数”）每轮都调用了`set_epoch`。"),
     Exercise("08", 3, ("step_in_halves",), _check_08_3,

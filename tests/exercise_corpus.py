@@ -1172,7 +1172,6 @@ appearing_twice = int((counts == 2).sum())
 ]
 
 CORPUS[("08", 2)] = [
-    right("differ_with_set_epoch = True\ndiffer_without = False", "typed"),
     right('''
 from torch.utils.data import DistributedSampler
 
@@ -1186,8 +1185,8 @@ for use_set_epoch in (True, False):
             sampler.set_epoch(epoch)
         epochs.append(list(sampler))
     orders[use_set_epoch] = epochs
-differ_with_set_epoch = orders[True][0] != orders[True][1]
-differ_without = orders[False][0] != orders[False][1]
+moved_with_set_epoch = sum(a != b for a, b in zip(*orders[True]))
+moved_without = sum(a != b for a, b in zip(*orders[False]))
 ''', "the reference"),
     right('''
 from torch.utils.data import DistributedSampler
@@ -1202,16 +1201,34 @@ def epochs(call_set_epoch):
     return lists
 
 first, second = epochs(True)
-differ_with_set_epoch = (first != second).any()
+moved_with_set_epoch = (first != second).sum()
 first, second = epochs(False)
-differ_without = (first != second).any()
-''', "numpy arrays: numpy bools"),
-    right("differ_with_set_epoch = torch.tensor(True)\ndiffer_without = torch.tensor(False)", "0-dim tensors"),
-    wrong("differ_with_set_epoch = True\ndiffer_without = True", "taken to reshuffle anyway"),
-    wrong("differ_with_set_epoch = False\ndiffer_without = False", "taken to never reshuffle"),
-    wrong('differ_with_set_epoch = "yes"\ndiffer_without = "no"', "words"),
-    wrong("differ_with_set_epoch = 1\ndiffer_without = 0", "numbers"),
-    wrong("differ_with_set_epoch = False\ndiffer_without = True", "the other way round"),
+moved_without = np.count_nonzero(first != second)
+''', "numpy arrays: numpy integers"),
+    right('''
+from torch.utils.data import DistributedSampler
+
+sampler = DistributedSampler(ddp.ddp_toy_data(), num_replicas=2, rank=0)
+epoch_0 = torch.tensor(list(sampler))
+sampler.set_epoch(1)
+moved_with_set_epoch = (torch.tensor(list(sampler)) != epoch_0).sum()
+plain = DistributedSampler(ddp.ddp_toy_data(), num_replicas=2, rank=0)
+moved_without = int((torch.tensor(list(plain)) != torch.tensor(list(plain))).sum())
+''', "tensors: a 0-dim tensor"),
+    right("moved_with_set_epoch = 255\nmoved_without = 0", "the counts typed in"),
+    wrong("moved_with_set_epoch = 0\nmoved_without = 0", "taken to never reshuffle"),
+    wrong("moved_with_set_epoch = 255\nmoved_without = 255", "taken to reshuffle anyway"),
+    wrong("moved_with_set_epoch = 256\nmoved_without = 0", "every position taken to move"),
+    wrong("moved_with_set_epoch = True\nmoved_without = False", "the old yes/no"),
+    wrong('''
+from torch.utils.data import DistributedSampler
+
+sampler = DistributedSampler(range(512), num_replicas=2, rank=0)
+first = list(sampler)
+sampler.set_epoch(1)
+moved_with_set_epoch = len(set(first) ^ set(sampler))
+moved_without = 0
+''', "the indices that changed shard, not the positions that moved"),
 ]
 
 _HALVES = '''
@@ -1427,7 +1444,7 @@ FORBIDDEN: dict[tuple[str, int], list[str]] = {
     ("07", 2): ["-0.5000", "-0.9000", "-0.1250"],
     ("07", 3): ["2048", "2,048", "4 x 4"],
     ("08", 1): ["171", "513"],
-    ("08", 2): ["seed + epoch", "same seed"],
+    ("08", 2): ["seed + epoch", "same seed", "255"],
     ("09", 3): ["first convolution", "images themselves", "the images' input"],
     ("10", 1): ["315,688", "315688"],
     ("10", 2): ["0.73", "0.726"],
