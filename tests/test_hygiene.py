@@ -63,7 +63,7 @@ def good_notebook() -> nbformat.NotebookNode:
             nbformat.v4.new_markdown_cell("## Solutions\n\nTry the exercises first."),
             solution,
             nbformat.v4.new_code_cell('exercises.check("01", 1, answer, strict=True)', execution_count=9,
-                                      outputs=printed("Exercise 1: correct.\n")),
+                                      outputs=printed("Exercise 1: the reference solution passes the check.\n")),
             nbformat.v4.new_markdown_cell("Why: because."),
         ],
         metadata={"kernelspec": dict(template.KERNELSPEC)},
@@ -185,11 +185,11 @@ def test_chinese_notebook_with_checks_passes(tmp_path: Path) -> None:
     nb.cells[11].outputs[0].text = "练习1：尚未作答：把上面单元格里的占位代码换成你的答案。\n"
     nb.cells[12].source = "## 参考答案\n\n先自己做练习。"
     nb.cells[13].source = "# @title 参考答案：练习1\nanswer = 1"
-    nb.cells[14].outputs[0].text = "练习1：正确。\n"
+    nb.cells[14].outputs[0].text = "练习1：参考答案通过了检查。\n"
     nb.cells[15].source = "原因：因为。"
     (tmp_path / "zh").mkdir()
     assert _problems(nb, tmp_path / "zh") == []
-    nb.cells[14].outputs[0].text = "Exercise 1: correct.\n"  # the English words: not this edition's check
+    nb.cells[14].outputs[0].text = "Exercise 1: the reference solution passes the check.\n"  # not this edition's
     assert _problems(nb, tmp_path / "zh")
 
 

@@ -103,10 +103,16 @@ def test_nothing_missing_stale_or_untranslated(path: Path) -> None:
     assert not report, f"zh/{path.name}: {report} (run tools/translate.py, then translate these cells)"
 
 
+ANSWER_CELL = re.escape(template.LANGUAGES["en"].answer).replace(r"\{number\}", r"\d+")
+"""The first line of an exercise's answer cell, which holds the stub a student replaces."""
+
+
 @pytest.mark.parametrize("path", ENGLISH, ids=IDS)
 def test_code_and_outputs_are_the_english_ones(path: Path) -> None:
-    """Token for token but for comments; the one exception is the generated setup cell, which is each edition's own
-    (tools/notebook_template.py, compared with it by tests/test_hygiene.py): its messages are in its language."""
+    """Token for token but for comments; the exceptions are the generated setup cell, which is each edition's own
+    (tools/notebook_template.py, compared with it by tests/test_hygiene.py): its messages are in its language; and
+    the answer cells, whose stubs' docstrings and messages are Chinese: string literals may differ there, in
+    Chinese, everything else is token for token."""
     en, zh = _pair(path)
     setup = next(cell.id for cell in en.cells if cell.cell_type == "code")
     for index, (en_cell, zh_cell) in enumerate(zip(en.cells, zh.cells, strict=True)):
@@ -115,6 +121,11 @@ def test_code_and_outputs_are_the_english_ones(path: Path) -> None:
         where = f"zh/{path.name} cell {index} ({en_cell.id})"
         if en_cell.id == setup:
             assert (en_cell.source, zh_cell.source) == (template.SETUP_CELL, template.SETUP_CELL_ZH), where
+        elif re.match(ANSWER_CELL, en_cell.source):  # a stub's docstring and message are in the edition's language
+            english, chinese = translate.code_tokens(en_cell.source), translate.code_tokens(zh_cell.source)
+            assert [kind for kind, _ in english] == [kind for kind, _ in chinese], f"{where}: code"
+            differ = [(a, b) for a, b in zip(english, chinese, strict=True) if a != b]
+            assert all(kind == tokenize.STRING and re.search(f"[{CJK}]", text) for _, (kind, text) in differ), where
         else:
             assert translate.code_tokens(zh_cell.source) == translate.code_tokens(en_cell.source), f"{where}: code"
         assert dict(find_comment_markers(zh_cell.source)) == dict(find_comment_markers(en_cell.source)), where
@@ -458,14 +469,16 @@ def test_a_figures_description_is_chinese_in_the_chinese_twin(monkeypatch: pytes
 
 
 def test_exercise_checks_are_stored_in_the_editions_language(capsys: pytest.CaptureFixture) -> None:
-    """What a check prints for the stub and for a right answer is stored as the Chinese edition prints it."""
+    """What a check prints for the stub, for a right answer and under a solution is stored as the Chinese edition
+    prints it."""
     printed = {}
     for lang in ("en", "zh"):
         utils.set_language(lang)
         try:
-            exercises.check("01", 3, None, None)
+            exercises.check("04", 1, None, None)
             exercises.check("03", 3, 3456)
             exercises.check("02", 1, stub)
+            exercises.check("03", 3, 3456, strict=True)  # a solution's check
         finally:
             utils.set_language("en")
         printed[lang] = nbformat.v4.new_output("stream", name="stdout", text=capsys.readouterr().out)

@@ -13,8 +13,11 @@ wherever nbgrader puts it. In each notebook, for exercise N:
   body; for a class, each method's body; for values, the solution's code after the ``= None`` lines. nbgrader's
   release puts ``raise NotImplementedError("your code here")`` there (the same stub as the lessons'), so an
   unanswered function reads as "not answered yet" to the check;
-- the check under it becomes an autograded test cell: the same check with ``strict=True``, which raises
-  AssertionError with the check's sentence unless the answer is right, worth ``Exercise.points``;
+- the check under it becomes an autograded test cell, worth ``Exercise.points``: the same call as
+  ``exercises.grade``, which raises AssertionError with the check's sentence unless the answer is right; where the
+  check has hidden cases (``Exercise.has_hidden``: other inputs for a function or class), the cell also runs them in
+  a ``### BEGIN HIDDEN TESTS`` region, which the released notebook leaves out and ``nbgrader autograde`` puts back,
+  so that an answer fitted to the visible cases does not get the points;
 - where the exercise also asks why (``Exercise.explain``), a manually graded answer cell follows, worth
   ``Exercise.explain_points``; its reference text is the markdown under the solution's check in ``## Solutions``;
 - the ``## Solutions`` section is left out.
@@ -42,12 +45,13 @@ from lessons import exercises  # noqa: E402
 from tools import notebook_template as template  # noqa: E402
 
 COURSE_ID = "pytorch-gpu-notebooks"
-CODE_STUB = 'raise NotImplementedError("your code here")'
-"""What nbgrader's release puts in place of a solution region: the lessons' own stub."""
+CODE_STUB = {"en": 'raise NotImplementedError("your code here")', "zh": 'raise NotImplementedError("在这里写你的代码")'}
+"""What nbgrader's release puts in place of a solution region: the lessons' own stub, in each edition's language."""
 TEXT_STUB = {"en": "YOUR ANSWER HERE", "zh": "在这里写你的答案"}
 BESIDE = ["utils.py", "lessons", "notebooks/assets", "data/README.md"]
 """What each assignment folder holds besides its notebook (paths relative to the repository root)."""
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 MARK = "This folder was written by tools/nbgrader_course.py"
 
 CONFIG = '''# {mark}; nbgrader reads this file from the folder it runs in.
@@ -185,7 +189,7 @@ def assignment(nb: nbformat.NotebookNode, lesson: str, lang: str = "en") -> nbfo
         cell.source = answer_source(cell.source, part.solution.source)
         cell.metadata.update(_meta(f"ex{lesson}_{part.number}_answer", solution=True, grade=False))
         cells.append(cell)
-        test = nbformat.v4.new_code_cell(part.strict_check.source)
+        test = nbformat.v4.new_code_cell(grading_source(nb.cells[part.check].source, found))
         test.metadata.update(_meta(f"ex{lesson}_{part.number}_check", solution=False, grade=True,
                                    points=found.points))
         cells.append(test)
@@ -201,6 +205,21 @@ def assignment(nb: nbformat.NotebookNode, lesson: str, lang: str = "en") -> nbfo
     course = nbformat.from_dict(nb)
     course.cells = cells
     return course
+
+
+def grading_source(check: str, found: exercises.Exercise) -> str:
+    """Return the autograded test cell for the exercise's check cell ``check`` (``exercises.check("NN", N, ...)``):
+    the same call as ``exercises.grade``, and its hidden cases in a hidden-tests region where the check has them."""
+    tree = ast.parse(check)
+    call = tree.body[0].value if len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr) else None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "check"):
+        raise ValueError(f"exercise {found.number}'s check cell is not one exercises.check(...) call: {check!r}")
+    if any(k.arg == "strict" for k in call.keywords) or not check.rstrip().endswith(")"):
+        raise ValueError(f"exercise {found.number}'s check cell is not the student's check: {check!r}")
+    visible = check.strip().replace("exercises.check(", "exercises.grade(", 1)
+    if not found.has_hidden:
+        return visible
+    return "\n".join([visible, BEGIN_HIDDEN, visible[:-1] + ", hidden=True)", END_HIDDEN])
 
 
 def _comments(code: str) -> str:
@@ -226,7 +245,7 @@ def write_course(out: Path, paths: list[Path], lang: str = "en") -> list[Path]:
     written = []
     out.mkdir(parents=True, exist_ok=True)
     (out / "nbgrader_config.py").write_text(
-        CONFIG.format(mark=MARK, course=COURSE_ID, stub=CODE_STUB, text=TEXT_STUB[lang]), encoding="utf-8")
+        CONFIG.format(mark=MARK, course=COURSE_ID, stub=CODE_STUB[lang], text=TEXT_STUB[lang]), encoding="utf-8")
     for path in paths:
         nb = nbformat.read(path, as_version=4)
         try:

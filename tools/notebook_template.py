@@ -175,7 +175,7 @@ class Labels:
     answer: str  # the first line of exercise {number}'s answer cell, which holds a stub the student replaces
     solution_of: str  # the first line of the solution of exercise {number}, under the solutions heading
     unanswered: str  # what the check of an exercise prints for the stub ...
-    correct: str  # ... and for a right answer (lessons/exercises.py)
+    correct: str  # ... and a solution's own check, strict, for the reference solution (lessons/exercises.py)
 
 
 LANGUAGES = {
@@ -193,7 +193,7 @@ LANGUAGES = {
         "# Exercise {number}: your answer",
         "# @title Solution: exercise {number}",
         "not answered yet",
-        ": correct.",
+        ": the reference solution passes the check.",
     ),
     "zh": Labels(
         ZH_NOTEBOOKS,
@@ -209,7 +209,7 @@ LANGUAGES = {
         "# 练习{number}：你的答案",
         "# @title 参考答案：练习{number}",
         "尚未作答",
-        "：正确。",
+        "：参考答案通过了检查。",
     ),
 }
 """English (``notebooks/``) and Chinese (``notebooks/zh/``)."""
