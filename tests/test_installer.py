@@ -17,12 +17,12 @@ import os
 import socket
 import subprocess
 import sys
+import sysconfig
 import threading
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
-import pip
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -128,7 +128,10 @@ def venv(tmp_path: Path) -> Path:
     (folder / "bin" / "uv").symlink_to(UV)
     linked = tmp_path / "pip-only"
     linked.mkdir()
-    (linked / "pip").symlink_to(Path(pip.__file__).parent)
+    # pip's folder in this environment, found without importing pip: an `import pip` (or a find_spec of it) in this
+    # process makes setuptools' distutils hack fall back to the standard library's deprecated distutils for good,
+    # and nbgrader's import of setuptools in a later test then fails on its DeprecationWarning
+    (linked / "pip").symlink_to(Path(sysconfig.get_path("purelib")) / "pip")
     site = subprocess.run(
         [folder / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
         capture_output=True,
