@@ -26,7 +26,6 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
-import io
 import re
 import tokenize
 from collections.abc import Callable
@@ -35,41 +34,13 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from tools.notebook_template import python_tokens as tokens
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "RESULTS.md"
 HEADING = "## CUDA-only branches and what proves them"
 KINDS = ("fake:", "GPU run of", "not run yet", "everywhere")
 CUDA_STRING = re.compile(r"^cuda(:\d+)?$")
-
-
-def tokens(source: str) -> list[tuple[int, str, int]]:
-    """Return ``source``'s tokens as ``(type, text, line)``, the same on every supported Python.
-
-    IPython's ``!``/``%`` lines count as comments. Python 3.12 splits an f-string into FSTRING_START, its parts and
-    FSTRING_END (PEP 701), where 3.11 gives one STRING token: here an f-string is always one STRING token with its
-    whole text, as on 3.11, so that the names inside it never count and a site's digest is the same everywhere.
-    """
-    code = "\n".join("#" + line if line.lstrip().startswith(("%", "!")) else line for line in source.split("\n"))
-    lines = code.splitlines(keepends=True)
-    fstring_start = getattr(tokenize, "FSTRING_START", None)  # Python 3.12 and later
-    fstring_end = getattr(tokenize, "FSTRING_END", None)
-    found: list[tuple[int, str, int]] = []
-    depth, start = 0, (0, 0)
-    for token in tokenize.generate_tokens(io.StringIO(code).readline):
-        if fstring_start is not None and token.type == fstring_start:
-            if depth == 0:
-                start = token.start
-            depth += 1
-        elif depth and token.type == fstring_end:
-            depth -= 1
-            if depth == 0:
-                (row, col), (end_row, end_col) = start, token.end
-                text = "".join(lines[row - 1 : end_row])
-                text = text[col : len(text) - len(lines[end_row - 1]) + end_col]
-                found.append((tokenize.STRING, text, row))
-        elif depth == 0:
-            found.append((token.type, token.string, token.start[0]))
-    return found
 
 
 def cuda_lines(source: str) -> set[int]:

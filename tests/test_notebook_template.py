@@ -114,3 +114,15 @@ def test_the_code_digest_ignores_comments_and_the_setup_cell_only() -> None:
     assert template.code_digest(nb) == digest
     nb.cells[1].source = "x = 2"
     assert template.code_digest(nb) != digest
+
+
+def test_a_notebooks_code_digest_is_the_same_on_every_python() -> None:
+    """The header says "this version" when a recorded time's code digest is the notebook's: the digest must not
+    depend on the Python that computes it (3.12 splits an f-string into several tokens, PEP 701; the other-Python
+    lane runs this test on 3.13). The value was computed on Python 3.11; comments, IPython lines and blank lines do
+    not count."""
+    code = 'x = 2  # two\nprint(f"x is {x!r:>4} and {f\'{x + 1}\'}")\n%time y = x\n\nif x:\n    y = f"""{x}\nlines"""'
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("# setup"), nbformat.v4.new_code_cell(code)])
+    assert template.code_digest(notebook) == "5d3575b260dd"
+    notebook.cells[1].source = code.replace("  # two", "  # 二").replace("%time y = x", "%timeit y = x")
+    assert template.code_digest(notebook) == "5d3575b260dd"
