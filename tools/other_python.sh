@@ -8,9 +8,11 @@
 # Pythons, two instruction sets and two thread counts, every Chinese notebook, run from notebooks/zh/, prints what it
 # stores, and every unit test passes at both ends of the supported range of Pythons. It builds .venv-py313 with
 # tools/setup.sh first (safe to run again).
-# One unit test is left to the main suite: the handout's (tests/test_student_edition.py), which builds the handout's
-# own environment with the README's command and so with the `python3` on PATH, whichever Python runs the test: here
-# it would repeat the main suite's run to the letter.
+# Left to the main suite, for CI's 15 minutes: the handout's test (tests/test_student_edition.py), which builds the
+# handout's own environment with the README's command and so with the `python3` on PATH, whichever Python runs the
+# test (here it would repeat the main suite's run to the letter), and the nbgrader course's tests
+# (tests/test_nbgrader_course.py: about 115 CPU-seconds of nbgrader's own commands and kernels). The README's whole
+# test command on 3.12 and 3.13, these included, is recorded in benchmarks/RESULTS.md.
 # Usage: bash tools/other_python.sh [pytest arguments]   (default: the unit tests and every Chinese notebook)
 #        OTHER_PYTHON=3.12 bash tools/other_python.sh      another version: 3.11, 3.12 or 3.13
 #        OTHER_PYTHON_BIN=/path/to/python3.13 bash ...     an interpreter that is not on PATH or in pyenv
@@ -37,7 +39,7 @@ fi
 venv=".venv-py${version//./}"
 PYTHON="$python" VENV="$venv" bash tools/setup.sh
 [ "$#" -gt 0 ] ||
-  set -- tests notebooks/zh/[0-9][0-9]_*.ipynb \
+  set -- tests notebooks/zh/[0-9][0-9]_*.ipynb --ignore tests/test_nbgrader_course.py \
     --deselect tests/test_student_edition.py::test_the_handout_sets_itself_up_from_its_zip_and_opens
 source tools/other_cpu.env
 echo "Python $("$venv/bin/python" -c 'import sys; print(sys.version.split()[0])'), simulated CPU:" \
