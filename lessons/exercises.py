@@ -186,58 +186,57 @@ def _check_01_1(usable_devices: Callable[[], Any]) -> None:
                      f"`usable_devices()`列出了{others}：这台机器不能在这个设备上计算")
 
 
-_VISIBLE_CASES = [  # (value, GPUs, why it is hard): the answers are not here, the check computes them
-    ("1", 4, ("one GPU listed", "只列出一块GPU")),
-    ("0,2,3", 4, ("the listed GPUs", "列出的几块GPU")),
-    ("3,1", 4, ("the listed order is kept, not sorted", "保持列出的顺序，不排序")),
-    ("0,2,-1,1", 4, ("-1 hides itself and every GPU listed after it", "-1会隐藏自己和它后面列出的所有GPU")),
-    ("-1", 4, ("-1 hides itself and every GPU listed after it", "-1会隐藏自己和它后面列出的所有GPU")),
-    ("", 4, ("an empty value lists no GPU", "空值没有列出任何GPU")),
-    ("0,7", 4, ("a number the machine has no GPU for hides itself and what follows",
-                "这台机器没有的GPU编号会隐藏自己和它后面的一切")),
-    ("4", 4, ("GPUs are numbered from 0", "GPU从0开始编号")),
-    ("1,0", 2, ("the listed order is kept, not sorted", "保持列出的顺序，不排序")),
+_VISIBLE_CASES = [  # (value, GPUs, the GPUs a program sees, why it is hard)
+    ("1", 4, [1], ("one GPU listed", "只列出一块GPU")),
+    ("0,2,3", 4, [0, 2, 3], ("the listed GPUs", "列出的几块GPU")),
+    ("3,1", 4, [3, 1], ("the listed order is kept, not sorted", "保持列出的顺序，不排序")),
+    ("0,2,-1,1", 4, [0, 2], ("-1 hides itself and every GPU listed after it", "-1会隐藏自己和它后面列出的所有GPU")),
+    ("-1", 4, [], ("-1 hides itself and every GPU listed after it", "-1会隐藏自己和它后面列出的所有GPU")),
+    ("", 4, [], ("an empty value lists no GPU", "空值没有列出任何GPU")),
+    ("0,7", 4, [0], ("a number the machine has no GPU for hides itself and what follows",
+                     "这台机器没有的GPU编号会隐藏自己和它后面的一切")),
+    ("4", 4, [], ("GPUs are numbered from 0", "GPU从0开始编号")),
+    ("1,0", 2, [1, 0], ("the listed order is kept, not sorted", "保持列出的顺序，不排序")),
 ]
 _VISIBLE_HIDDEN = [
-    ("2,0,1", 3, ("the listed order is kept, not sorted", "保持列出的顺序，不排序")),
-    ("5,3,0", 6, ("the listed order is kept, not sorted", "保持列出的顺序，不排序")),
-    ("1,2,3,8,0", 8, ("a number the machine has no GPU for hides itself and what follows",
-                      "这台机器没有的GPU编号会隐藏自己和它后面的一切")),
-    ("0,-1", 1, ("-1 hides itself and every GPU listed after it", "-1会隐藏自己和它后面列出的所有GPU")),
-    ("2", 2, ("GPUs are numbered from 0", "GPU从0开始编号")),
+    ("2,0,1", 3, [2, 0, 1], ("the listed order is kept, not sorted", "保持列出的顺序，不排序")),
+    ("5,3,0", 6, [5, 3, 0], ("the listed order is kept, not sorted", "保持列出的顺序，不排序")),
+    ("1,2,3,8,0", 8, [1, 2, 3], ("a number the machine has no GPU for hides itself and what follows",
+                                 "这台机器没有的GPU编号会隐藏自己和它后面的一切")),
+    ("0,-1", 1, [0], ("-1 hides itself and every GPU listed after it", "-1会隐藏自己和它后面列出的所有GPU")),
+    ("2", 2, [], ("GPUs are numbered from 0", "GPU从0开始编号")),
 ]
-
-
-def _visible(value: str, n_gpus: int) -> list[int]:
-    """What CUDA shows (the check's own model of CUDA's rule, to compare the answer with)."""
-    seen = []
-    for entry in value.split(","):
-        if not entry.strip().isdigit() or int(entry) >= n_gpus:
-            break
-        seen.append(int(entry))
-    return seen
 
 
 def _check_01_2(visible_gpus: Callable[[str, int], Any], hidden: bool = False) -> None:
     _is_callable(visible_gpus, "visible_gpus")
-    for value, n_gpus, (why_en, why_zh) in _VISIBLE_HIDDEN if hidden else _VISIBLE_CASES:
+    for value, n_gpus, seen, (why_en, why_zh) in _VISIBLE_HIDDEN if hidden else _VISIBLE_CASES:
         shown = f"visible_gpus({value!r}, {n_gpus})"
         got = _call(shown, visible_gpus, value, n_gpus)
         listed = _sequence(got)
-        if listed is None or [_whole(g) for g in listed] != _visible(value, n_gpus):
+        if listed is None or [_whole(g) for g in listed] != seen:
             raise _wrong(f"`{shown}` returned {_shown(got)}, which is not what a program sees ({why_en})",
                          f"`{shown}`返回了{_shown(got)}，这不是程序看到的GPU（{why_zh}）")
 
 
-_MEMORY_CASES = [("meta", torch.float32, (100, 100)), ("cpu", torch.float32, (10, 10)), ("cpu", torch.int64, (3,)),
-                 ("meta", torch.float16, (8,)), ("cpu", torch.float64, (2, 3))]
-_MEMORY_HIDDEN = [("cpu", torch.bfloat16, (5, 7)), ("meta", torch.int8, (9, 2)), ("cpu", torch.uint8, (6,)),
-                  ("meta", torch.float64, (4, 4))]
+_MEMORY_CASES = [  # (device, dtype, shape, bytes needed, bytes allocated)
+    ("meta", torch.float32, (100, 100), 40000, 0),
+    ("cpu", torch.float32, (10, 10), 400, 400),
+    ("cpu", torch.int64, (3,), 24, 24),
+    ("meta", torch.float16, (8,), 16, 0),
+    ("cpu", torch.float64, (2, 3), 48, 48),
+]
+_MEMORY_HIDDEN = [
+    ("cpu", torch.bfloat16, (5, 7), 70, 70),
+    ("meta", torch.int8, (9, 2), 18, 0),
+    ("cpu", torch.uint8, (6,), 6, 6),
+    ("meta", torch.float64, (4, 4), 128, 0),
+]
 
 
 def _check_01_3(memory_of: Callable[[torch.Tensor], Any], hidden: bool = False) -> None:
     _is_callable(memory_of, "memory_of")
-    for where, dtype, shape in _MEMORY_HIDDEN if hidden else _MEMORY_CASES:
+    for where, dtype, shape, bytes_needed, bytes_allocated in _MEMORY_HIDDEN if hidden else _MEMORY_CASES:
         tensor = torch.empty(shape, dtype=dtype, device=where)
         shown = f"memory_of(torch.empty({shape}, dtype={dtype}, device={where!r}))"
         got = _call(shown, memory_of, tensor)
@@ -246,17 +245,14 @@ def _check_01_3(memory_of: Callable[[torch.Tensor], Any], hidden: bool = False) 
             raise _wrong(f"`{shown}` returned {_shown(got)}; return two whole numbers of bytes (needed, allocated)",
                          f"`{shown}`返回了{_shown(got)}；应返回两个字节数（需要的，实际分配的）")
         needed, allocated = (_whole(v) for v in pair)
-        elements = math.prod(shape)
-        size = torch.empty((), dtype=dtype).element_size()
-        if needed != elements * size:
+        if needed != bytes_needed:
             extra = ((": that counts bits, and a byte holds 8", "：这数的是位（bit），一个字节有8位")
-                     if needed == 8 * elements * size else
+                     if needed == 8 * bytes_needed else
                      (": that is the number of elements, not of bytes", "：这是元素个数，不是字节数")
-                     if needed == elements else ("", ""))
+                     if needed == math.prod(shape) else ("", ""))
             raise _wrong(f"`{shown}` says {needed} bytes are needed{extra[0]}",
                          f"`{shown}`说需要{needed}个字节{extra[1]}")
-        really = tensor.untyped_storage().nbytes() if tensor.data_ptr() else 0
-        if allocated != really:
+        if allocated != bytes_allocated:
             raise _wrong(f"`{shown}` says {allocated} bytes are allocated for a tensor on {where}; look at where its "
                          "data is",
                          f"`{shown}`说{where}上的这个张量分配了{allocated}个字节；看看它的数据在哪里")
