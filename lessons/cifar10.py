@@ -7,6 +7,7 @@ Its unit tests are in ``tests/test_cifar10.py``.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -138,60 +139,120 @@ def cifar10_damaged_files(root: str | os.PathLike[str]) -> list[Path]:
     ]
 
 
+UNAVAILABLE: dict[str, dict[str, str]] = {
+    "en": {
+        "message": "Real CIFAR-10 is not available: {failed}.\nTo get it: on a machine with internet, download {url} "
+        "({archive}, 170 MB; the data set's page is {page}) and copy the file into {where} -- torchvision checks and "
+        "unpacks it on the next run (an already unpacked {folder}/ folder there works too).",
+        "download": "torchvision could not download it into {where} ({error})",
+        "find": "torchvision could not find it in {where} ({error})",
+        "removed": "; the incomplete or wrong download {removed} was removed",
+        "damaged one": "{names} is damaged (not the MD5 torchvision checks): delete, then copy again",
+        "damaged": "{names} are damaged (not the MD5 torchvision checks): delete, then copy again",
+        "and": ", ",
+    },
+    "zh": {
+        "message": "无法使用真实的CIFAR-10：{failed}。\n获取方法：在能上网的机器上下载{url}（{archive}，170 MB；"
+        "数据集的主页是{page}），把这个文件复制到{where}中。下次运行时torchvision会检查并解压它"
+        "（那里已经解压好的{folder}/文件夹也可以）。",
+        "download": "torchvision没能把它下载到{where}（{error}）",
+        "find": "torchvision没能在{where}中找到它（{error}）",
+        "removed": "；下载到一半或内容不对的{removed}已经删除",
+        "damaged one": "{names}已经损坏（MD5与torchvision检查的不符）：请删除，然后重新复制",
+        "damaged": "{names}已经损坏（MD5与torchvision检查的不符）：请删除，然后重新复制",
+        "and": "、",
+    },
+}
+"""The parts of ``cifar10_unavailable_message`` in each language: the message around what failed, and what failed
+(torchvision could not download or find the data, perhaps after removing a bad download; or files are damaged)."""
+
+
 def cifar10_unavailable_message(
     root: str | os.PathLike[str],
     error: BaseException,
     download: bool = True,
-    lang: str = "en",
+    lang: str | None = None,
     damaged: list[Path] | None = None,
     removed: Path | None = None,
 ) -> str:
     """Return what is said when real CIFAR-10 cannot be loaded: what failed (files found ``damaged``, by name; an
-    interrupted or wrong download ``removed``), and where to get it and put it, in ``lang`` (``"en"`` or ``"zh"``)."""
-    from torchvision.datasets import CIFAR10
-
-    where = shown_path(root) + "/"
-    names = "、".join(shown_path(path) for path in damaged or [])
-    if lang == "zh":
-        action = f"把它下载到{where}" if download else f"在{where}中找到它"
-        failed = f"torchvision没能{action}（{type(error).__name__}: {error}）"
-        if removed is not None:
-            failed += f"；下载到一半或内容不对的{shown_path(removed)}已经删除"
-        if damaged:
-            failed = f"{names}已经损坏（MD5与torchvision检查的不符）：请删除，然后重新复制"
-        return (
-            f"无法使用真实的CIFAR-10：{failed}。\n"
-            f"获取方法：在能上网的机器上下载{CIFAR10.url}（{CIFAR10_ARCHIVE}，170 MB；数据集的主页是"
-            f"{CIFAR10_PAGE}），把这个文件复制到{where}中。下次运行时torchvision会检查并解压它"
-            f"（那里已经解压好的{CIFAR10.base_folder}/文件夹也可以）。"
-        )
-    action = "download it into" if download else "find it in"
-    failed = f"torchvision could not {action} {where} ({type(error).__name__}: {error})"
-    if removed is not None:
-        failed += f"; the incomplete or wrong download {shown_path(removed)} was removed"
-    if damaged:
-        failed = f"{names.replace('、', ', ')} {'is' if len(damaged) == 1 else 'are'} damaged (not the MD5 "
-        failed += "torchvision checks): delete, then copy again"
-    return (
-        f"Real CIFAR-10 is not available: {failed}.\n"
-        f"To get it: on a machine with internet, download {CIFAR10.url} ({CIFAR10_ARCHIVE}, 170 MB; the data "
-        f"set's page is {CIFAR10_PAGE}) and copy the file into {where} -- torchvision checks and unpacks it on the "
-        f"next run (an already unpacked {CIFAR10.base_folder}/ folder there works too)."
+    interrupted or wrong download ``removed``), and where to get it and put it, in ``lang`` (``"en"`` or ``"zh"``;
+    by default the edition's language, ``utils.set_language``). The words are ``UNAVAILABLE``'s."""
+    names = [shown_path(path) for path in damaged or []]
+    shown_removed = shown_path(removed) if removed is not None else None
+    error_text = f"{type(error).__name__}: {error}"
+    return _unavailable_text(
+        lang or utils.language(), shown_path(root) + "/", error_text, download, names, shown_removed
     )
 
 
+def _unavailable_text(lang: str, where: str, error: str, download: bool, names: list[str], removed: str | None) -> str:
+    """Return ``cifar10_unavailable_message`` in ``lang`` from its parts, as shown (``stored_output`` parses them back
+    out of a stored message)."""
+    words = UNAVAILABLE[lang]
+    if names:
+        failed = words["damaged one" if len(names) == 1 else "damaged"].format(names=words["and"].join(names))
+    else:
+        failed = words["download" if download else "find"].format(where=where, error=error)
+        failed += words["removed"].format(removed=removed) if removed is not None else ""
+    return words["message"].format(failed=failed, where=where, **_cifar10_files())
+
+
+@functools.cache
+def _cifar10_files() -> dict[str, str]:
+    """Return the fixed parts of ``UNAVAILABLE["message"]``: the archive's address and name, the page, the folder."""
+    from torchvision.datasets import CIFAR10
+
+    return {"url": CIFAR10.url, "archive": CIFAR10_ARCHIVE, "page": CIFAR10_PAGE, "folder": CIFAR10.base_folder}
+
+
+def _template_pattern(template: str, **fixed: str) -> str:
+    """Return a regular expression that matches ``template`` filled in: the fields in ``fixed`` as given, every other
+    field ``{name}`` as a group of that name (as short as the rest allows)."""
+    import re
+
+    parts = re.split(r"\{(\w+)\}", template)
+    return "".join(
+        re.escape(part) if index % 2 == 0 else re.escape(fixed[part]) if part in fixed else f"(?P<{part}>.+?)"
+        for index, part in enumerate(parts)
+    )
+
+
+def _parse_unavailable(text: str) -> tuple[int, int, tuple[str, str, bool, list[str], str | None]] | None:
+    """Return ``(start, end, (where, error, download, names, removed))`` of the first ``cifar10_unavailable_message``
+    (in either language) in ``text``, else None."""
+    import re
+
+    for words in UNAVAILABLE.values():
+        found = re.search(_template_pattern(words["message"], **_cifar10_files()), text, flags=re.S)
+        if found is None:
+            continue
+        failed, where = found.group("failed"), found.group("where")
+        for key in ("damaged one", "damaged", "download", "find"):
+            for removed in [False, True] if key in ("download", "find") else [False]:
+                template = words[key] + words["removed"] * removed
+                part = re.fullmatch(_template_pattern(template, where=where), failed, flags=re.S)
+                if part is None:
+                    continue
+                fields = part.groupdict()
+                names = fields["names"].split(words["and"]) if "names" in fields else []
+                parts = (where, fields.get("error", ""), key != "find", names, fields.get("removed"))
+                return found.start(), found.end(), parts
+    return None
+
+
 def load_cifar10(
-    train: bool, root: str | os.PathLike[str] = DATA_DIR, download: bool = True, lang: str = "en"
+    train: bool, root: str | os.PathLike[str] = DATA_DIR, download: bool = True, lang: str | None = None
 ) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Return ``(images, labels, class names)`` of the real CIFAR-10 train or test split, downloaded into ``root``.
 
     torchvision checks the MD5 of every file it reads, every time (the unpacked batches; the archive before it
     unpacks it), downloads the archive when they are missing or damaged, and unpacks it: an archive copied from any
     mirror is checked the same way. If that fails (offline, blocked, corrupt file) this raises ONE RuntimeError,
-    ``cifar10_unavailable_message`` in ``lang`` (English unless asked: notebook 06 shows this error, with the same
-    output in both editions; ``cifar10_datasets`` asks for the edition's language), which names the damaged files
-    it finds; an archive this call wrote that is not CIFAR-10's (a download cut off, or a wrong one) is deleted.
-    It never switches to other data (``cifar10_datasets`` decides what happens next).
+    ``cifar10_unavailable_message`` in ``lang`` (by default the edition's language; notebook 06 shows this error,
+    and ``stored_output`` gives its stored copy the Chinese edition's words), which names the damaged files it
+    finds; an archive this call wrote that is not CIFAR-10's (a download cut off, or a wrong one) is deleted. It
+    never switches to other data (``cifar10_datasets`` decides what happens next).
     """
     import tarfile
 
@@ -316,9 +377,8 @@ def cifar10_datasets(
         classes = generated_classes
     else:
         try:
-            lang = utils.language()
-            train_images, train_labels, classes = load_cifar10(train=True, root=root, download=download, lang=lang)
-            test_images, test_labels, _ = load_cifar10(train=False, root=root, download=download, lang=lang)
+            train_images, train_labels, classes = load_cifar10(train=True, root=root, download=download)
+            test_images, test_labels, _ = load_cifar10(train=False, root=root, download=download)
         except RuntimeError as error:
             strict = utils.STRICT_DATA_ENV
             if utils.env_flag(strict):
@@ -344,6 +404,40 @@ def cifar10_datasets(
 def is_generated(dataset: CIFARArrays) -> bool:
     """Return True if ``dataset`` holds the project's generated shapes (its classes), False for real CIFAR-10."""
     return dataset.classes == list(QUICK_CIFAR10_CLASSES)
+
+
+DATA_LABELS: dict[str, dict[str, str]] = {
+    "generated": {"en": "generated shapes, not CIFAR-10", "zh": "生成的图形，不是CIFAR-10"},
+    "real": {"en": "CIFAR-10", "zh": "CIFAR-10"},
+}
+"""What ``data_label`` says a dataset holds, per kind and language: the generated shapes (quick mode, or full mode
+without the real data) or CIFAR-10."""
+
+
+def data_label(dataset: CIFARArrays, lang: str | None = None) -> str:
+    """Return what ``dataset`` holds, for outputs (``DATA_LABELS``): generated shapes or CIFAR-10, in ``lang``
+    (``"en"`` or ``"zh"``; by default the edition's language, ``utils.set_language``)."""
+    return DATA_LABELS["generated" if is_generated(dataset) else "real"][lang or utils.language()]
+
+
+def stored_output(text: str, lang: str) -> str:
+    """Return ``text``, a stored output of notebook 06 in either language, as the ``lang`` edition prints it.
+
+    A stored output is printed in quick mode: every ``cifar10_unavailable_message`` in it (the error 06 shows on
+    purpose) is rebuilt from its parts in ``lang``, and the label of the generated shapes (``DATA_LABELS``) is put
+    in ``lang`` wherever it stands; "CIFAR-10" reads the same in both. Anything else is left as it is.
+    tools/translate.py gives every stored output of a Chinese notebook through this.
+    """
+    done = ""
+    while (found := _parse_unavailable(text)) is not None:
+        start, end, parts = found
+        done += text[:start] + _unavailable_text(lang, *parts)
+        text = text[end:]
+    text = done + text
+    for other, label in DATA_LABELS["generated"].items():
+        if other != lang:
+            text = text.replace(label, DATA_LABELS["generated"][lang])
+    return text
 
 
 def cifar10_device_batches(

@@ -110,10 +110,20 @@ def download_file(url: str, path: str | os.PathLike[str], expected_bytes: int, s
     if got != expected_bytes:
         if got > expected_bytes:
             part.unlink()
-        raise OSError(f"the download stopped at {got:,} of {expected_bytes:,} bytes; run again to resume")
+        raise OSError(
+            utils.localized(
+                f"the download stopped at {got:,} of {expected_bytes:,} bytes; run again to resume",
+                f"下载停在了{got:,}字节处（共{expected_bytes:,}字节）；重新运行就会接着下载",
+            )
+        )
     if sha256 is not None and (digest := file_sha256(part)) != sha256:
         part.unlink()
-        raise OSError(f"the download from {url} is not the expected file (SHA-256 {digest}, not {sha256}); deleted")
+        raise OSError(
+            utils.localized(
+                f"the download from {url} is not the expected file (SHA-256 {digest}, not {sha256}); deleted",
+                f"从{url}下载的不是预期的文件（SHA-256是{digest}，而不是{sha256}）；已经删除",
+            )
+        )
     os.replace(part, path)
     return path
 
@@ -158,8 +168,13 @@ def safe_extract(zip_path: str | os.PathLike[str], dest: str | os.PathLike[str])
             name = member.filename.replace("\\", "/")
             inside = (dest / name).resolve().is_relative_to(dest)
             if name.startswith("/") or ".." in PurePosixPath(name).parts or not inside:
-                raise ValueError(f"refusing to extract {member.filename!r}: it would land outside the target folder")
-        for member in utils.progress(members, desc="extracting"):
+                raise ValueError(
+                    utils.localized(
+                        f"refusing to extract {member.filename!r}: it would land outside the target folder",
+                        f"拒绝解压{member.filename!r}：它会落到目标文件夹之外",
+                    )
+                )
+        for member in utils.progress(members, desc=utils.localized("extracting", "解压")):
             archive.extract(member, dest)
     return dest
 
@@ -245,13 +260,227 @@ def missing_petimages_message(reason: str, zip_path: str | os.PathLike[str]) -> 
     )
 
 
-def data_label(pets: str | os.PathLike[str]) -> str:
-    """Return what the PetImages folder ``pets`` holds, for outputs: the quick sample, generated or real photos."""
+DATA_LABELS: dict[str, dict[str, str]] = {
+    "quick": {"en": "quick sample, generated", "zh": "快速模式的生成样本"},
+    "generated": {"en": "GENERATED, not real photos", "zh": "生成的仿真图片（GENERATED），不是真实照片"},
+    "real": {"en": "real photos", "zh": "真实照片"},
+}
+"""What ``data_label`` says a PetImages folder holds, per kind and language: the quick sample, the generated set of
+the real one's size (its word GENERATED kept in Chinese too, as the banner says it), or Microsoft's photos."""
+
+
+def data_label(pets: str | os.PathLike[str], lang: str | None = None) -> str:
+    """Return what the PetImages folder ``pets`` holds, for outputs (``DATA_LABELS``): the quick sample, generated
+    or real photos, in ``lang`` (``"en"`` or ``"zh"``; by default the edition's language, ``utils.set_language``)."""
     stamp = Path(pets) / "done.txt"  # written by make_quick_petimages and make_generated_petimages, last
     text = stamp.read_text() if stamp.is_file() else ""
-    if text.startswith("quick PetImages"):
-        return "quick sample, generated"
-    return "GENERATED, not real photos" if text.startswith("generated PetImages") else "real photos"
+    kind = "quick" if text.startswith("quick PetImages") else "real"
+    kind = "generated" if text.startswith("generated PetImages") else kind
+    return DATA_LABELS[kind][lang or utils.language()]
+
+
+KIND_NAMES_ZH: dict[str, str] = {
+    "kept": "保留",
+    "grayscale": "灰度",
+    "CMYK": "CMYK",
+    "corrupt EXIF": "EXIF损坏",
+    "truncated": "被截断",
+    "zero-byte": "零字节",
+    "not an image": "不是图片",
+    "unreadable": "无法读取",
+    "not a file": "不是文件",
+    "broken link": "失效的链接",
+    "unsupported mode": "不支持的模式",
+}
+"""The Chinese names of the cleaning report's rows (``PET_KINDS``, ``PET_SKIP_KINDS``); a row for another image mode
+than these (P, LA, I;16...) reads "P模式"."""
+
+DETAILS_ZH: dict[str, str] = {"truncated": "被截断", "directory": "文件夹", "socket": "套接字", "device": "设备文件"}
+"""The Chinese of the fixed details of a skipped entry (``load_petimage``, ``scan_petimages``). The others stay as
+they are: an error's type (``UnidentifiedImageError``), the system's own message, a mode's name, "FIFO"."""
+
+THIRTY_TWO_BITS = {"en": "{}: 32-bit pixels, no known white level", "zh": "{}：32位像素，不知道哪个值是白色"}
+"""The detail of a 32-bit image skipped as "unsupported mode", for its mode's name."""
+
+REPORT_SHOWS = 8
+"""How many skipped entries the cleaning report names (the real set has a few dozen: the rest is "...")."""
+
+
+def cleaning_report(data: dict[str, Any], pets: str | os.PathLike[str], lang: str | None = None) -> str:
+    """Return the cleaning report of ``data`` (what ``build_petimages`` returned for the folder ``pets``) as printed
+    text, in ``lang`` (``"en"`` or ``"zh"``; by default the edition's language, ``utils.set_language``).
+
+    A table with a column per class: its first line names the data (``data_label``), then the images kept, how
+    many of them had each note of ``load_petimage`` (converted from another mode, broken EXIF, truncated), and the
+    entries skipped, one row per reason. A last line names the first ``REPORT_SHOWS`` skipped entries with their
+    reason (and detail). Every row of ``PET_KINDS`` is there, zero or not; rarer kinds only when they occur.
+    """
+    counts = data["counts"]
+    kinds = dict.fromkeys(kind for name in PET_CLASSES for kind in counts[name])  # PET_KINDS, then rarer ones
+    ordered = sorted(kinds, key=lambda kind: (kind != "kept", kind in PET_SKIP_KINDS))  # stable: kept, notes, skips
+    rows = [(kind, [counts[name].get(kind, 0) for name in PET_CLASSES]) for kind in ordered]
+    skipped, lang = data["skipped"], lang or utils.language()
+    return _report_text(data_label(pets, lang), rows, skipped[:REPORT_SHOWS], len(skipped) > REPORT_SHOWS, lang)
+
+
+def _report_text(
+    label: str, rows: list[tuple[str, list[int]]], shown: list[tuple[str, str, str]], more: bool, lang: str
+) -> str:
+    """Return the cleaning report's text in ``lang`` from its parts (``cleaning_report``; ``stored_output`` parses
+    them back out of a stored report)."""
+    names = [_row_name(kind, lang) for kind, _ in rows]
+    width = max(28, *(_width(text) + 2 for text in [label, *names]))  # Chinese characters take two columns
+    lines = [_pad(label, width) + "".join(f"{name:>8}" for name in PET_CLASSES)]
+    lines += [
+        _pad(name, width) + "".join(f"{n:>8,}" for n in counts) for name, (_, counts) in zip(names, rows, strict=True)
+    ]
+    head, none, etc, comma = SKIPPED_LINE[lang]
+    return "\n".join([*lines, head + (comma.join(_item(*entry, lang) for entry in shown) + etc * more or none)])
+
+
+SKIPPED_LINE = {"en": ("skipped: ", "none", ", ...", ", "), "zh": ("跳过的条目：", "无", "……", "、")}
+"""The cleaning report's last line in each language: how it starts, what it says when nothing was skipped, what
+follows the names when there are more than ``REPORT_SHOWS``, and what separates the names."""
+
+
+def _item(file: str, kind: str, detail: str, lang: str) -> str:
+    """Return one skipped entry as the cleaning report names it: ``Dog/3.jpg (unreadable: OSError)``, in ``lang``."""
+    if lang == "zh":
+        return f"{file}（{_kind_name(kind, lang)}{'：' * bool(detail)}{_detail(detail, lang)}）"
+    return f"{file} ({kind}{': ' * bool(detail)}{_detail(detail, lang)})"
+
+
+def _kind_name(kind: str, lang: str) -> str:
+    """Return the name of the report row ``kind`` (a key of ``PET_KINDS``... or an image mode) in ``lang``."""
+    if lang != "zh":
+        return kind
+    return KIND_NAMES_ZH.get(kind, f"{kind}模式")
+
+
+def _row_name(kind: str, lang: str) -> str:
+    """Return the first column of ``kind``'s row: kept, "  of them <note>" or "skipped: <reason>", in ``lang``."""
+    name = _kind_name(kind, lang)
+    if kind == "kept":
+        return name
+    if kind in PET_SKIP_KINDS:
+        return f"跳过：{name}" if lang == "zh" else f"skipped: {name}"
+    return f"  其中{name}" if lang == "zh" else f"  of them {name}"
+
+
+def _detail(detail: str, lang: str) -> str:
+    """Return the detail of a skipped entry in ``lang`` (the fixed ones: ``DETAILS_ZH``, ``THIRTY_TWO_BITS``),
+    from a detail in either language."""
+    for template in THIRTY_TWO_BITS.values():
+        tail = template.removeprefix("{}")
+        if detail.endswith(tail) and len(detail) > len(tail):
+            return THIRTY_TWO_BITS[lang].format(detail[: -len(tail)])
+    english = {zh: en for en, zh in DETAILS_ZH.items()}.get(detail, detail)
+    return DETAILS_ZH.get(english, english) if lang == "zh" else english
+
+
+def _width(text: str) -> int:
+    """Return how many columns ``text`` takes in a monospaced font: two for a Chinese character, one for others."""
+    import unicodedata
+
+    return sum(1 + (unicodedata.east_asian_width(char) in "WF") for char in text)
+
+
+def _pad(text: str, width: int) -> str:
+    """Return ``text`` with spaces after it up to ``width`` columns (``_width``)."""
+    return text + " " * (width - _width(text))
+
+
+def stored_output(text: str, lang: str) -> str:
+    """Return ``text``, a stored output of notebook 07 in either language, as the ``lang`` edition prints it.
+
+    A stored output is printed in quick mode: its cleaning report (``cleaning_report``, found by its shape and
+    its rows' names) is rebuilt from its numbers in ``lang``, and the labels that can appear in it, the quick
+    sample's and the generated set's (``DATA_LABELS``), are put in ``lang`` wherever they stand. Anything else is
+    left as it is. tools/translate.py gives every stored output of a Chinese notebook through this.
+    """
+    lines = text.split("\n")
+    index = 0
+    while index < len(lines):
+        found = _parse_report(lines, index)
+        if found is None:
+            index += 1
+            continue
+        end, (label, rows, shown, more) = found
+        label = next(names[lang] for names in DATA_LABELS.values() if label in names.values())
+        report = _report_text(label, rows, shown, more, lang).split("\n")
+        lines[index:end] = report
+        index += len(report)
+    text = "\n".join(lines)
+    for kind in ("generated", "quick"):  # distinct enough to find inside any sentence; "real photos" is not
+        for other, label in DATA_LABELS[kind].items():
+            if other != lang:
+                text = text.replace(label, DATA_LABELS[kind][lang])
+    return text
+
+
+def _parse_report(
+    lines: list[str], start: int
+) -> tuple[int, tuple[str, list[tuple[str, list[int]]], list[tuple[str, str, str]], bool]] | None:
+    """Return ``(end, (label, rows, shown, more))`` if ``lines[start:end]`` is a cleaning report in either language
+    (``_report_text``'s arguments), else None."""
+    import re
+
+    columns = r" +".join(re.escape(name) for name in PET_CLASSES)
+    header = re.fullmatch(rf"(.*?) +{columns}", lines[start])
+    labels = [label for names in DATA_LABELS.values() for label in names.values()]
+    if header is None or header.group(1) not in labels:
+        return None
+    number = r"[\d,]+"
+    rows, index = [], start + 1
+    while index < len(lines):
+        row = re.fullmatch(rf"(.*?) +({number}(?: +{number}){{{len(PET_CLASSES) - 1}}})", lines[index])
+        kind = row and _kind_of_row(row.group(1))
+        if not kind:
+            break
+        rows.append((kind, [int(n.replace(",", "")) for n in row.group(2).split()]))
+        index += 1
+    if not rows or index == len(lines):
+        return None
+    listed = _parse_skipped(lines[index])
+    if listed is None:
+        return None
+    return index + 1, (header.group(1), rows, *listed)
+
+
+def _kind_of_row(name: str) -> str | None:
+    """Return the kind whose row starts with ``name`` (``_row_name`` in either language), None if there is none."""
+    known = {_row_name(kind, lang): kind for kind in KIND_NAMES_ZH for lang in utils.LANGUAGES}
+    if name in known:
+        return known[name]
+    for prefix, suffix in (("  of them ", ""), ("  其中", "模式")):  # a row for another image mode
+        if name.startswith(prefix) and name.endswith(suffix) and len(name) > len(prefix) + len(suffix):
+            return name[len(prefix) : len(name) - len(suffix)]
+    return None
+
+
+def _parse_skipped(line: str) -> tuple[list[tuple[str, str, str]], bool] | None:
+    """Return ``(shown, more)`` from the cleaning report's last line in either language, None if it is not one."""
+    import re
+
+    for lang, (head, none, etc, _) in SKIPPED_LINE.items():
+        if not line.startswith(head):
+            continue
+        rest = line[len(head) :]
+        if rest == none:
+            return [], False
+        more = rest.endswith(etc)
+        rest = rest.removesuffix(etc)
+        names = {_kind_name(kind, lang): kind for kind in PET_SKIP_KINDS}
+        kinds = "|".join(re.escape(name) for name in names)
+        if lang == "zh":
+            item = rf"(.+?)（({kinds})(?:：([^（）]*))?）(?:、|$)"
+        else:
+            item = rf"(.+?) \(({kinds})(?:: ([^()]*))?\)(?:, |$)"
+        found = list(re.finditer(item, rest))
+        if "".join(match.group(0) for match in found) != rest:
+            return None
+        return [(match.group(1), names[match.group(2)], _detail(match.group(3) or "", "en")) for match in found], more
+    return None
 
 
 def load_petimage(
@@ -356,7 +585,7 @@ def _decode(source: Any, size: int) -> tuple[np.ndarray, str]:
         image.load()  # decode now: a broken file fails here, not in the conversions below
         ImageOps.exif_transpose(image, in_place=True)  # reads EXIF: phone photos the right way up
         if image.mode in ("I", "F"):  # white may be 255, 1.0, 65535...: the file does not say which
-            raise _Skip("unsupported mode", f"{image.mode}: 32-bit pixels, no known white level")
+            raise _Skip("unsupported mode", THIRTY_TWO_BITS["en"].format(image.mode))
         try:
             if image.mode.startswith("I;16"):  # white is 65535; convert("L") would clip everything above 255
                 gray = Image.fromarray((np.asarray(image, dtype=np.float32) / 257).round().astype(np.uint8))
@@ -460,7 +689,7 @@ def build_petimages(
         else:
             results = map(decode, paths)
         for (rel, label), (pixels, notes, others) in zip(
-            todo, utils.progress(results, total=len(todo), desc="decoding"), strict=True
+            todo, utils.progress(results, total=len(todo), desc=utils.localized("decoding", "解码")), strict=True
         ):
             count = counts[PET_CLASSES[label]]
             for kind in notes:  # a skip kind for a skipped file; for a kept one "grayscale", "truncated"...
@@ -505,7 +734,11 @@ def load_or_build_petimages(
         data, why_not = _read_cache(cache, root, size, keep_truncated)
         if data is not None:
             return data
-        print(f"{Path(cache).name} {why_not}: rebuilding it")
+        print(
+            utils.localized(
+                f"{Path(cache).name} {why_not}: rebuilding it", f"{Path(cache).name}{why_not}，正在重新构建"
+            )
+        )
     data = build_petimages(root, size, workers, keep_truncated)
     atomic_save(_cache_contents(data), cache)
     return data
@@ -530,7 +763,7 @@ def _read_cache(
     try:
         stored = torch.load(cache, weights_only=True)
         if stored.get("format") != PETIMAGES_CACHE_FORMAT:
-            return None, "was written in an older format"
+            return None, utils.localized("was written in an older format", "是旧格式的")
         ends = list(itertools.accumulate(stored.pop("file_lengths").tolist()))
         joined, images, labels = stored.pop("files"), stored["images"], stored["labels"]
         files = [joined[start:end] for start, end in itertools.pairwise([0, *ends])]
@@ -538,13 +771,21 @@ def _read_cache(
             raise ValueError("the parts of the cache do not match")
         built_with, fingerprint = stored["keep_truncated"], stored.pop("fingerprint")
     except Exception as error:  # cut off, overwritten, not a cache at all: rebuilt, with the reason printed
-        return None, f"cannot be read ({type(error).__name__})"
+        return None, utils.localized(f"cannot be read ({type(error).__name__})", f"无法读取（{type(error).__name__}）")
     if tuple(images.shape[1:]) != (size, size):
-        return None, f"holds {images.shape[1]}x{images.shape[2]} images, not {size}x{size}"
+        held = f"{images.shape[1]}x{images.shape[2]}"
+        return None, utils.localized(
+            f"holds {held} images, not {size}x{size}", f"存的是{held}的图像，而不是{size}x{size}"
+        )
     if built_with != keep_truncated:
-        return None, f"was built with keep_truncated={built_with}"
+        return None, utils.localized(
+            f"was built with keep_truncated={built_with}", f"是用keep_truncated={built_with}构建的"
+        )
     if fingerprint != scan_petimages(root)[3]:
-        return None, "is out of date: photos were added, removed or changed since it was built"
+        return None, utils.localized(
+            "is out of date: photos were added, removed or changed since it was built",
+            "已经过时（构建之后有照片被添加、删除或修改）",
+        )
     del stored["format"]
     return {**stored, "files": files, "fingerprint": fingerprint}, ""
 

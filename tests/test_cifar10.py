@@ -232,16 +232,18 @@ def test_message_shows_paths_inside_the_repo_relative() -> None:
 def test_a_chinese_notebook_says_it_in_chinese(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
-    """zh notebooks' setup cell calls utils.set_language("zh"): the banner, the strict error and the
-    NB_GENERATED_DATA line are in Chinese; load_cifar10's own error stays English (06 shows it in both editions)."""
+    """zh notebooks' setup cell calls utils.set_language("zh"): the banner, the strict error, the
+    NB_GENERATED_DATA line and load_cifar10's own error (06 shows it) are in Chinese; English when asked."""
     from torchvision.datasets import CIFAR10
 
     _offline(monkeypatch)
     asked = _fake_generated(monkeypatch)
     monkeypatch.setattr(utils, "_language", "en")
     utils.set_language("zh")
-    with pytest.raises(RuntimeError, match="^Real CIFAR-10 is not available"):
+    with pytest.raises(RuntimeError, match="^无法使用真实的CIFAR-10：torchvision没能把它下载到"):
         cifar10.load_cifar10(train=True, root=tmp_path)
+    with pytest.raises(RuntimeError, match="^Real CIFAR-10 is not available"):
+        cifar10.load_cifar10(train=True, root=tmp_path, lang="en")
     cifar10.cifar10_datasets(quick=False, root=tmp_path)
     banner = capsys.readouterr().err.split("!" * 100)[1].strip()
     assert banner.startswith(f"无法使用真实的CIFAR-10：torchvision没能把它下载到{tmp_path}/（URLError: ")
@@ -484,3 +486,44 @@ def test_a_damaged_unpacked_batch_is_named(tmp_path: Path) -> None:
     damaged = f"{batch}, {tmp_path / CIFAR10.base_folder / 'test_batch'} are damaged"
     assert str(caught.value).startswith(f"Real CIFAR-10 is not available: {damaged}")
     assert cifar10.cifar10_damaged_files(tmp_path / "nothing-here") == []
+
+
+def test_data_label_in_both_languages(monkeypatch: pytest.MonkeyPatch) -> None:
+    generated = cifar10.CIFARArrays(*cifar10.make_quick_cifar10(10), cifar10.QUICK_CIFAR10_CLASSES)
+    real = cifar10.CIFARArrays(*cifar10.make_quick_cifar10(10), ["airplane", *"bcdefghij"])
+    assert [cifar10.data_label(generated, lang) for lang in ("en", "zh")] == [
+        "generated shapes, not CIFAR-10",
+        "生成的图形，不是CIFAR-10",
+    ]
+    assert cifar10.data_label(real, "en") == cifar10.data_label(real, "zh") == "CIFAR-10"
+    monkeypatch.setattr(utils, "_language", "en")
+    assert cifar10.data_label(generated) == "generated shapes, not CIFAR-10"
+    utils.set_language("zh")  # what a Chinese notebook's setup cell does
+    assert cifar10.data_label(generated) == "生成的图形，不是CIFAR-10"
+
+
+def test_a_stored_message_reads_in_the_other_language() -> None:
+    """tools/translate.py stores 06's English outputs in the Chinese twin through ``stored_output``: every form of
+    the message (not found, not downloaded, a bad download removed, one or two damaged files) and the data label
+    come out as a Chinese notebook prints them, every path and error kept, and back."""
+    error = RuntimeError("Dataset not found or corrupted. You can use download=True to download it")
+    root = utils.DATA_DIR / "a folder"
+    forms = [
+        {"download": False},
+        {"download": True},
+        {"removed": root / cifar10.CIFAR10_ARCHIVE},
+        {"damaged": [root / "cifar-10-batches-py" / "data_batch_1"]},
+        {"damaged": [root / "x", root / "y"]},
+    ]
+    for form in forms:
+        said = {lang: cifar10.cifar10_unavailable_message(root, error, lang=lang, **form) for lang in ("en", "zh")}
+        assert said["zh"].startswith("无法使用真实的CIFAR-10：") and "data/a folder/" in said["zh"]
+        label = cifar10.DATA_LABELS["generated"]
+        printed = {
+            lang: f"An error\nRuntimeError: {said[lang]}\n3 epochs on {label[lang]}; logs in data/\n" for lang in said
+        }
+        assert cifar10.stored_output(printed["en"], "zh") == printed["zh"]
+        assert cifar10.stored_output(printed["zh"], "en") == printed["en"]
+        assert cifar10.stored_output(printed["zh"], "zh") == printed["zh"]
+    assert "（RuntimeError: Dataset not found" in cifar10.cifar10_unavailable_message(root, error, False, "zh")
+    assert cifar10.stored_output("CIFAR-10: 10 classes\n", "zh") == "CIFAR-10: 10 classes\n"

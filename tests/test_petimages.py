@@ -388,6 +388,104 @@ def test_cleaning_report_adds_up_to_the_entries_scanned(keep_truncated: bool, tm
     assert data["counts"]["Dog"]["kept"] == 4 if keep_truncated else 3
 
 
+REPORT = {
+    "en": """\
+real photos                      Cat     Dog
+kept                               5       4
+  of them grayscale                1       0
+  of them CMYK                     0       1
+  of them corrupt EXIF             1       0
+  of them truncated                0       1
+skipped: zero-byte                 1       1
+skipped: not an image              1       0
+skipped: unreadable                0       1
+skipped: Cat/666.jpg (zero-byte), Cat/Thumbs.db (not an image), Dog/11702.jpg (zero-byte), \
+Dog/3.jpg (unreadable: UnidentifiedImageError)""",
+    "zh": """\
+真实照片                         Cat     Dog
+保留                               5       4
+  其中灰度                         1       0
+  其中CMYK                         0       1
+  其中EXIF损坏                     1       0
+  其中被截断                       0       1
+跳过：零字节                       1       1
+跳过：不是图片                     1       0
+跳过：无法读取                     0       1
+跳过的条目：Cat/666.jpg（零字节）、Cat/Thumbs.db（不是图片）、Dog/11702.jpg（零字节）、\
+Dog/3.jpg（无法读取：UnidentifiedImageError）""",
+}
+"""The cleaning report of ``_pet_folder`` in each language: what notebook 07 prints in each edition."""
+
+
+def test_cleaning_report_in_both_languages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pets = _pet_folder(tmp_path)
+    data = petimages.build_petimages(pets, workers=1)
+    assert {lang: petimages.cleaning_report(data, pets, lang) for lang in REPORT} == REPORT
+    monkeypatch.setattr(utils, "_language", "en")
+    assert petimages.cleaning_report(data, pets) == REPORT["en"]
+    utils.set_language("zh")  # a Chinese notebook: its edition's language, with nothing else changed in the call
+    assert petimages.cleaning_report(data, pets) == REPORT["zh"]
+    columns = {len(line.encode("gbk")) for line in REPORT["zh"].splitlines()[:-1]}  # GBK: 2 bytes a Chinese char
+    assert columns == {len(line) for line in REPORT["en"].splitlines()[:-1]} == {44}  # the columns line up
+
+
+def test_a_stored_cleaning_report_reads_in_the_other_language(tmp_path: Path) -> None:
+    """tools/translate.py stores 07's English output in the Chinese twin through ``stored_output``: the report and the
+    data label in Chinese, every number and name kept; a Chinese output goes back to English the same way."""
+    printed = {lang: f"data: {petimages.DATA_LABELS['real'][lang]}\n{REPORT[lang]}\nnext line\n" for lang in REPORT}
+    assert petimages.stored_output(printed["en"], "zh") == printed["zh"].replace("data: 真实照片", "data: real photos")
+    assert petimages.stored_output(printed["zh"], "en") == printed["en"].replace("data: real photos", "data: 真实照片")
+    for lang in REPORT:
+        assert petimages.stored_output(printed[lang], lang) == printed[lang]  # nothing else is touched
+    quick = {lang: f"480 training images ({petimages.DATA_LABELS['quick'][lang]}), batch 32\n" for lang in REPORT}
+    assert (
+        petimages.stored_output(quick["en"], "zh")
+        == quick["zh"]
+        == "480 training images (快速模式的生成样本), batch 32\n"
+    )
+    assert petimages.stored_output(quick["zh"], "en") == quick["en"]
+    for text in ("kept 5 4\n", "quick sample          Cat     Dog\nkept  1  2\n", "skipped: nothing\n"):
+        assert petimages.stored_output(text, "zh") == text  # not a report: left as it is
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="FIFOs, Unix sockets and free symlinks are POSIX")
+def test_every_row_and_reason_of_the_report_in_both_languages(tmp_path: Path) -> None:
+    """Rarer rows (links, folders, other modes, a 32-bit image) and more skipped entries than the report names."""
+    pets = _pet_folder(tmp_path)
+    _odd_entries(pets)
+    Image.new("P", (60, 40)).save(pets / "Dog" / "palette.png")
+    Image.new("I", (60, 40)).save(pets / "Dog" / "deep.png", "TIFF")  # named .png, read by its contents
+    data = petimages.build_petimages(pets, workers=1)
+    report = {lang: petimages.cleaning_report(data, pets, lang) for lang in REPORT}
+    assert "  of them P " in report["en"] and "  其中P模式 " in report["zh"]
+    assert "skipped: broken link" in report["en"] and "跳过：失效的链接" in report["zh"]
+    assert "skipped: not a file" in report["en"] and "跳过：不是文件" in report["zh"]
+    assert "skipped: unsupported mode" in report["en"] and "跳过：不支持的模式" in report["zh"]
+    assert len(data["skipped"]) > petimages.REPORT_SHOWS
+    assert report["en"].endswith(", ...") and report["zh"].endswith("……")
+    for lang, other in (("en", "zh"), ("zh", "en")):
+        assert petimages.stored_output(report[lang], other) == report[other]
+    assert len({len(line) for line in report["en"].splitlines()[:-1]}) == 1  # the columns line up
+    assert len({len(line.encode("gbk")) for line in report["zh"].splitlines()[:-1]}) == 1
+    details = {(kind, detail) for _, kind, detail in data["skipped"]}
+    assert ("not a file", "directory") in details and ("not a file", "socket") in details
+    deep = petimages.load_petimage(pets / "Dog" / "deep.png")[1]
+    assert deep == {"unsupported mode": "I: 32-bit pixels, no known white level"}
+    for detail, chinese in [
+        ("directory", "文件夹"),
+        ("socket", "套接字"),
+        ("truncated", "被截断"),
+        ("I: 32-bit pixels, no known white level", "I：32位像素，不知道哪个值是白色"),
+        ("UnidentifiedImageError", "UnidentifiedImageError"),
+    ]:
+        entry = [("Cat/x.jpg", "unsupported mode" if detail.startswith("I:") else "not a file", detail)]
+        rows = [("kept", [1, 1])]
+        label = petimages.DATA_LABELS["real"]
+        texts = {lang: petimages._report_text(label[lang], rows, entry, False, lang) for lang in REPORT}
+        assert texts["zh"].endswith(f"（{'不支持的模式' if detail.startswith('I:') else '不是文件'}：{chinese}）")
+        assert petimages.stored_output(texts["en"], "zh") == texts["zh"]
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="FIFOs are POSIX")
 def test_load_petimage_never_waits_on_a_fifo(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe.jpg")
@@ -690,6 +788,16 @@ def test_data_label_tells_generated_from_real(tmp_path: Path) -> None:
     (generated / "done.txt").write_text("generated PetImages v1: 3 per class, seed 0\n")
     assert "GENERATED" in petimages.data_label(generated)
     assert petimages.data_label(_pet_folder(tmp_path / "real")) == "real photos"
+    assert petimages.data_label(quick, "zh") == "快速模式的生成样本"  # what a Chinese notebook prints
+    assert petimages.data_label(generated, "zh") == "生成的仿真图片（GENERATED），不是真实照片"
+    assert petimages.data_label(tmp_path / "real" / "PetImages", "zh") == "真实照片"
+
+
+def test_data_label_follows_the_editions_language(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    quick = petimages.make_quick_petimages(tmp_path / "quick", per_class=6)
+    monkeypatch.setattr(utils, "_language", "en")
+    utils.set_language("zh")  # what a Chinese notebook's setup cell does
+    assert petimages.data_label(quick) == "快速模式的生成样本" and petimages.data_label(quick, "en").startswith("quick")
 
 
 class _ZipHandler(http.server.BaseHTTPRequestHandler):
@@ -905,3 +1013,43 @@ def test_generated_set_has_real_photo_sizes_and_is_reused(tmp_path: Path) -> Non
     stamp = (pets / "done.txt").stat().st_mtime_ns
     assert petimages.make_generated_petimages(tmp_path, per_class=3, workers=2) == pets
     assert (pets / "done.txt").stat().st_mtime_ns == stamp  # kept, not written again
+
+
+def test_what_a_chinese_notebook_prints_while_loading_is_chinese(
+    tmp_path: Path, data_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    """Full mode in a Chinese notebook: a download cut off or of other contents, a zip that would unpack outside its
+    folder, a stale or damaged cache: each message in Chinese, with the same numbers and names."""
+    data_env.setattr(utils, "_language", "en")
+    utils.set_language("zh")
+    payload = bytes(range(200)) * 50
+    _fake_urlopen(data_env, payload, honour_range=True, cut=4000)
+    with pytest.raises(OSError, match="^下载停在了4,000字节处（共10,000字节）；重新运行就会接着下载$"):
+        petimages.download_file(URL, tmp_path / "x.zip", len(payload))
+    _fake_urlopen(data_env, payload, honour_range=True)
+    digest = hashlib.sha256(payload).hexdigest()
+    with pytest.raises(OSError, match=f"^从{URL}下载的不是预期的文件（SHA-256是{digest}，而不是0{{64}}）；已经删除$"):
+        petimages.download_file(URL, tmp_path / "y.zip", len(payload), sha256="0" * 64)
+    calls = _fake_generated(data_env)  # the banner of get_petimages names the cut-off download in Chinese
+    _fake_urlopen(data_env, payload, honour_range=True, cut=4000)
+    data_env.setattr(petimages, "PETIMAGES_ZIP_BYTES", len(payload))
+    assert petimages.get_petimages(tmp_path / "d") == tmp_path / "d" / "petimages-generated" and len(calls) == 1
+    assert (
+        "无法使用PetImages（下载停在了4,000字节处（共10,000字节）；重新运行就会接着下载）。" in capsys.readouterr().err
+    )
+    archive = _zip(tmp_path / "evil.zip", {"../escape.jpg": b"x"})
+    with pytest.raises(ValueError, match="^拒绝解压'../escape.jpg'：它会落到目标文件夹之外$"):
+        petimages.safe_extract(archive, tmp_path / "out")
+    pets, cache = _pet_folder(tmp_path / "cache"), tmp_path / "images_50.pt"
+    petimages.load_or_build_petimages(pets, cache, workers=1)
+    _photo(pets / "Cat" / "new.jpg")
+    petimages.load_or_build_petimages(pets, cache, workers=1)
+    stale = "images_50.pt已经过时（构建之后有照片被添加、删除或修改），正在重新构建\n"
+    assert capsys.readouterr().out == stale
+    petimages.load_or_build_petimages(pets, cache, size=32, workers=1)
+    assert capsys.readouterr().out == "images_50.pt存的是50x50的图像，而不是32x32，正在重新构建\n"
+    petimages.load_or_build_petimages(pets, cache, size=32, keep_truncated=False, workers=1)
+    assert capsys.readouterr().out == "images_50.pt是用keep_truncated=True构建的，正在重新构建\n"
+    cache.write_bytes(b"")
+    petimages.load_or_build_petimages(pets, cache, size=32, keep_truncated=False, workers=1)
+    assert capsys.readouterr().out == "images_50.pt无法读取（EOFError），正在重新构建\n"
