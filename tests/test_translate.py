@@ -509,3 +509,74 @@ def test_an_error_shown_on_purpose_is_stored_in_the_editions_language(capsys: py
 
 def stub(*args: object) -> None:
     raise NotImplementedError("your code here")
+
+
+# ---- what the data helpers of 06 and 07 print --------------------------------------------------------------------
+ENGLISH_BANNERS = (
+    "Real CIFAR-10 is not available",
+    "PetImages is not available",
+    "Going on with GENERATED",
+    "is set: generated CIFAR-shaped images",
+    "is set: 25,000 generated PetImages-like JPEGs",
+    "is set, so this stops here.",
+    ": rebuilding it",
+)
+"""How each English message of lessons/cifar10.py and lessons/petimages.py that a full-mode run prints begins or
+ends (the Chinese edition prints each in Chinese: tests/test_cifar10.py and tests/test_petimages.py)."""
+
+
+def english_data_output(text: str) -> str | None:
+    """Return the first English piece of what 06's and 07's data helpers print that ``text`` holds: a data label,
+    a cleaning report, the CIFAR-10 message (what ``stored_output`` would put in Chinese) or a banner; else None."""
+    from lessons import cifar10, petimages
+
+    for module in (cifar10, petimages):
+        chinese = module.stored_output(text, "zh")
+        if chinese != text:
+            return next(line for line, new in zip(text.splitlines(), chinese.splitlines(), strict=False) if line != new)
+    return next((banner for banner in ENGLISH_BANNERS if banner in text), None)
+
+
+@pytest.mark.parametrize("path", ENGLISH, ids=IDS)
+def test_what_the_data_helpers_print_is_chinese_in_the_chinese_twin(path: Path) -> None:
+    """A Chinese notebook's stored outputs hold no English data label, cleaning report, CIFAR-10 message or data
+    banner: what a Chinese class reads from 06's and 07's helpers is in Chinese (tools/translate.py, in_language)."""
+    _, zh = _pair(path)
+    for index, cell in enumerate(zh.cells):
+        for output in cell.get("outputs", []):
+            text = output.get("text", "") + str(output.get("data", {}).get("text/plain", ""))
+            english = english_data_output(text)
+            assert english is None, f"zh/{path.name} cell {index} ({cell.id}) prints English: {english!r}"
+
+
+def test_an_english_data_output_in_a_chinese_twin_is_caught(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """The check above finds each English output of the data helpers, and none of their Chinese ones; syncing turns
+    the English ones into exactly what the Chinese edition prints."""
+    from lessons import cifar10, petimages
+
+    pets = petimages.make_quick_petimages(tmp_path / "quick", per_class=6)
+    data = petimages.build_petimages(pets, workers=1)
+    shapes = cifar10.CIFARArrays(*cifar10.make_quick_cifar10(10), cifar10.QUICK_CIFAR10_CLASSES)
+    printed = {}
+    for lang in ("en", "zh"):
+        utils.set_language(lang)
+        try:
+            print("data:", petimages.data_label(pets))
+            print(petimages.cleaning_report(data, pets))
+            print(f"4 epochs on {cifar10.data_label(shapes)}")
+            with utils.expect_error(RuntimeError, match="cifar-10-python"):
+                cifar10.load_cifar10(train=True, root=tmp_path / "no-cifar-here", download=False)
+        finally:
+            utils.set_language("en")
+        printed[lang] = nbformat.v4.new_output("stream", name="stdout", text=capsys.readouterr().out)
+    assert translate.in_language(printed["en"], "zh") == printed["zh"]
+    assert translate.in_language(printed["zh"], "en") == printed["en"]
+    assert english_data_output(printed["zh"].text) is None
+    english = printed["en"].text.split("\n")
+    report = next(index for index, line in enumerate(english) if line.startswith("quick sample, generated "))
+    pieces = [english[0], "\n".join(english[report : report + 10]), english[report + 10], "\n".join(english[-3:-1])]
+    assert pieces[0] == "data: quick sample, generated" and pieces[2] == "4 epochs on generated shapes, not CIFAR-10"
+    assert pieces[3].startswith("RuntimeError: Real CIFAR-10 is not available")
+    assert all(english_data_output(piece) is not None for piece in pieces), pieces  # each one alone is caught
+    banner = "!" * 100 + "\nPetImages is not available (Network is unreachable). To use ..."
+    assert english_data_output(banner) == "PetImages is not available"

@@ -15,14 +15,15 @@ where it came from in ``metadata.translation``: the English cell's ``id``, a ``h
 
 Syncing never re-translates and never executes anything. It copies outputs and execution counts from English
 (the code is the same, so are its outputs; a figure's description, which ``utils.show_figure`` stores in both
-languages, what the exercises' checks print for a stub or a right answer, and the line ``utils.expect_error``
-prints above an error shown on purpose are put in Chinese: ``in_language``),
+languages, what the exercises' checks print for a stub or a right answer, the line ``utils.expect_error``
+prints above an error shown on purpose, and the data labels, cleaning report and CIFAR-10 message that 06's and 07's
+helpers print are put in Chinese: ``in_language``),
 adds English cells that are missing as ``untranslated``, drops cells that English no longer has, and puts the
 cells in the English order. When an English code cell changed but its comments did not, the Chinese comments
 are carried over onto the new code automatically. Everything else that
 changed in English is reported as **stale**: the translator compares ``metadata.translation.source`` with the
 English cell, updates the Chinese text and calls ``mark_translated`` (or edits the status by hand).
-``tests/test_translation.py`` fails while any cell is missing, stale or untranslated.
+``tests/test_translate.py`` fails while any cell is missing, stale or untranslated.
 """
 
 from __future__ import annotations
@@ -135,8 +136,14 @@ def in_language(output: Any, lang: str) -> Any:
     """Return a copy of ``output`` as the ``lang`` edition shows it: a figure of ``utils.show_figure`` gets the
     description in ``lang`` (from its metadata) as its alt text and plain text; what an exercise's check printed for
     a stub or a right answer is put in ``lang`` (``exercises.stored_sentence``), and so is the line
-    ``utils.expect_error`` prints above an error shown on purpose; any other output stays as it is."""
+    ``utils.expect_error`` prints above an error shown on purpose, and what the data helpers of 06 and 07 print in
+    quick mode: their data labels, 07's cleaning report and the CIFAR-10 message 06 shows on purpose
+    (``cifar10.stored_output``, ``petimages.stored_output``); any other output stays as it is."""
     output = copy.deepcopy(output)
+    if output.get("output_type") == "stream":  # 06's and 07's data labels, cleaning report and CIFAR-10 message
+        from lessons import cifar10, petimages  # only here: they import torch
+
+        output["text"] = petimages.stored_output(cifar10.stored_output(output.get("text", ""), lang), lang)
     if output.get("output_type") == "stream" and CHECK_LINE.search(output.get("text", "")):
         from lessons import exercises  # only here: it imports torch
 
