@@ -472,6 +472,12 @@ def test_an_interrupted_download_is_removed_and_said(tmp_path: Path, monkeypatch
         f"the incomplete or wrong download {archive} was removed." in str(caught.value)
     )
     assert list(tmp_path.iterdir()) == []  # nothing half-written kept
+    with pytest.raises(RuntimeError) as caught:  # what a Chinese notebook says
+        cifar10.load_cifar10(train=True, root=tmp_path, lang="zh")
+    assert (
+        f"torchvision没能把它下载到{tmp_path}/（ConnectionResetError: [Errno 104] Connection reset by peer）；"
+        f"下载到一半或内容不对的{archive}已经删除。" in str(caught.value)
+    )
 
 
 def test_a_damaged_unpacked_batch_is_named(tmp_path: Path) -> None:
@@ -486,6 +492,10 @@ def test_a_damaged_unpacked_batch_is_named(tmp_path: Path) -> None:
     damaged = f"{batch}, {tmp_path / CIFAR10.base_folder / 'test_batch'} are damaged"
     assert str(caught.value).startswith(f"Real CIFAR-10 is not available: {damaged}")
     assert cifar10.cifar10_damaged_files(tmp_path / "nothing-here") == []
+    with pytest.raises(RuntimeError) as caught:  # what a Chinese notebook says
+        cifar10.load_cifar10(train=False, root=tmp_path, download=False, lang="zh")
+    damaged = f"{batch}、{tmp_path / CIFAR10.base_folder / 'test_batch'}已经损坏（MD5与torchvision检查的不符）"
+    assert str(caught.value).startswith(f"无法使用真实的CIFAR-10：{damaged}：请删除，然后重新复制。\n获取方法：")
 
 
 def test_data_label_in_both_languages(monkeypatch: pytest.MonkeyPatch) -> None:
