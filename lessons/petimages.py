@@ -350,6 +350,18 @@ def _item(file: str, kind: str, detail: str, lang: str) -> str:
     return f"{file} ({kind}{': ' * bool(detail)}{_detail(detail, lang)})"
 
 
+def unusable_photo_message(photo: str | os.PathLike[str], notes: dict[str, str], lang: str | None = None) -> str:
+    """Return what notebook 07 says when the photo it was asked to classify cannot be used: its name and the reason
+    ``load_petimage`` gave in ``notes`` (a missing file is "unreadable: FileNotFoundError"), and the fix, in ``lang``
+    (``"en"`` or ``"zh"``; by default the edition's language, ``utils.set_language``)."""
+    lang = lang or utils.language()
+    (kind, detail), *_ = notes.items()
+    item = _item(Path(photo).name, kind, detail, lang)
+    if lang == "zh":
+        return f"用不了{item}。解决办法：把MY_PHOTO设为一个存在的JPEG或PNG文件"
+    return f"cannot use {item}. Fix: set MY_PHOTO to a JPEG or PNG file that exists"
+
+
 def _kind_name(kind: str, lang: str) -> str:
     """Return the name of the report row ``kind`` (a key of ``PET_KINDS``... or an image mode) in ``lang``."""
     if lang != "zh":

@@ -1053,3 +1053,23 @@ def test_what_a_chinese_notebook_prints_while_loading_is_chinese(
     cache.write_bytes(b"")
     petimages.load_or_build_petimages(pets, cache, size=32, keep_truncated=False, workers=1)
     assert capsys.readouterr().out == "images_50.pt无法读取（EOFError），正在重新构建\n"
+
+
+def test_a_photo_that_cannot_be_used_is_named_with_the_fix(tmp_path: Path) -> None:
+    """Notebook 07 classifies the student's own photo (MY_PHOTO): a typo, or a file that is not a photo, is named
+    with its reason and the fix, in each edition's language."""
+    missing = petimages.load_petimage(tmp_path / "my_cat.jpg")[1]
+    assert petimages.unusable_photo_message(tmp_path / "my_cat.jpg", missing, "en") == (
+        "cannot use my_cat.jpg (unreadable: FileNotFoundError). Fix: set MY_PHOTO to a JPEG or PNG file that exists"
+    )
+    assert petimages.unusable_photo_message(tmp_path / "my_cat.jpg", missing, "zh") == (
+        "用不了my_cat.jpg（无法读取：FileNotFoundError）。解决办法：把MY_PHOTO设为一个存在的JPEG或PNG文件"
+    )
+    (tmp_path / "notes.txt").write_text("not a photo")
+    notes = petimages.load_petimage(tmp_path / "notes.txt")[1]
+    assert petimages.unusable_photo_message(tmp_path / "notes.txt", notes, "zh").startswith(
+        "用不了notes.txt（无法读取：UnidentifiedImageError）"
+    )
+    assert petimages.unusable_photo_message(tmp_path, petimages.load_petimage(tmp_path)[1], "en").startswith(
+        f"cannot use {tmp_path.name} (not a file: directory)"
+    )
