@@ -2,7 +2,14 @@
 
 import os
 
+import nbval.kernel
+
 import utils
+from tools.kernels import IPCKernelManager
+
+# nbval's kernels talk over Unix sockets, not TCP ports that another process can take between jupyter_client's
+# choosing them and the kernel's binding them (tools/kernels.py).
+nbval.kernel.KernelManager = IPCKernelManager
 
 # Quick mode: notebooks shrink data and epochs and hide progress bars. Set before nbval starts kernels,
 # which inherit this environment.

@@ -18,6 +18,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,7 +27,7 @@ import pytest
 
 from lessons import exercises
 from tests import exercise_corpus as corpus
-from tools import nbgrader_course
+from tools import kernels, nbgrader_course
 from tools import notebook_template as template
 
 NBGRADER = Path(sys.executable).parent / "nbgrader"
@@ -230,7 +231,11 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[tuple[str,
                 lesson, number = grade_id[2:].split("_")[:2]
                 cell.source = chosen[(lesson, int(number))]
         _submit(course, CORPUS_NAME, student, submission)
-    _run("autograde", every, "--force", cwd=course)
+    sockets = Path(tempfile.mkdtemp(prefix="nbgrader-kernels-"))  # Unix sockets, not TCP ports (tools/kernels.py)
+    try:
+        _run("autograde", every, "--force", *kernels.ipc_options(sockets), cwd=course)
+    finally:
+        shutil.rmtree(sockets, ignore_errors=True)
     scores: dict[tuple[str, str], dict[str, float]] = {}
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         for lesson, name in NAMES.items():

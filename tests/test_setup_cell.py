@@ -30,6 +30,7 @@ import pytest
 from nbclient import NotebookClient
 
 from tools import notebook_template as template
+from tools.kernels import IPCKernelManager
 
 ROOT = Path(__file__).resolve().parents[1]
 REPO_URL = f"https://github.com/{template.REPO}"
@@ -158,7 +159,11 @@ def test_a_jupyter_front_end_receives_the_message_as_plain_text(
         monkeypatch.setenv(key, value)
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(template.setup_cell("en"))])
     client = NotebookClient(
-        notebook, kernel_name="python3", allow_errors=True, resources={"metadata": {"path": str(tmp_path)}}
+        notebook,
+        kernel_name="python3",
+        kernel_manager_class=IPCKernelManager,
+        allow_errors=True,
+        resources={"metadata": {"path": str(tmp_path)}},
     )
     client.execute()
     outputs = notebook.cells[0].outputs

@@ -32,6 +32,7 @@ import nbformat
 import pytest
 
 import utils
+from tools import kernels
 from tools import notebook_template as template
 from tools import student_edition
 
@@ -355,6 +356,7 @@ def test_the_handout_sets_itself_up_from_its_zip_and_opens(tmp_path: Path) -> No
     check = "import sys\nprint(utils.ROOT.name, utils.ROOT.parent == ROOT.parent, sys.prefix == str(ROOT / '.venv'))"
     cells.append(nbformat.v4.new_code_cell(check))
     nbformat.write(nbformat.v4.new_notebook(cells=cells), handout / "notebooks" / "every_setup.ipynb")
+    sockets = tempfile.mkdtemp(prefix="kernels-")  # short: a Unix socket's path must fit in about 100 bytes
     run = subprocess.run(
         [
             str(handout / ".venv" / "bin" / "jupyter"),
@@ -364,6 +366,7 @@ def test_the_handout_sets_itself_up_from_its_zip_and_opens(tmp_path: Path) -> No
             "--execute",
             "--inplace",
             "--ExecutePreprocessor.timeout=600",
+            *kernels.ipc_options(sockets),  # Unix sockets, not TCP ports (tools/kernels.py)
             "every_setup.ipynb",
         ],
         cwd=handout / "notebooks",
@@ -371,6 +374,7 @@ def test_the_handout_sets_itself_up_from_its_zip_and_opens(tmp_path: Path) -> No
         capture_output=True,
         text=True,
     )
+    shutil.rmtree(sockets, ignore_errors=True)
     assert run.returncode == 0, run.stderr[-3000:]
     last = nbformat.read(handout / "notebooks" / "every_setup.ipynb", as_version=4).cells[-1]
     assert last.outputs[0]["text"] == "student True True\n"  # the handout's utils.py, in the handout's venv

@@ -41,6 +41,7 @@ NOTEBOOKS = ROOT / "notebooks"
 sys.path.insert(0, str(ROOT))
 import utils  # noqa: E402
 from tools import notebook_template  # noqa: E402
+from tools.kernels import IPCKernelManager  # noqa: E402
 
 
 def machine() -> tuple[str, str]:
@@ -94,6 +95,7 @@ def run(path: Path, out: Path | None = None, passes: int = 1) -> float:
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(
         nb,
+        kernel_manager_class=IPCKernelManager,  # Unix sockets: no TCP port to race for (tools/kernels.py)
         timeout=3600 if os.environ.get(utils.QUICK_ENV) is None else 600,  # full mode on a CPU: long cells
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},
