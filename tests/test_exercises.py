@@ -67,25 +67,41 @@ def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": 1}, checkpoint)
     pet_dir = petimages.make_quick_petimages(root / "pets", per_class=8)
     data = petimages.build_petimages(pet_dir, size=16, workers=1)
-    return {"root": root, "checkpoint": checkpoint, "data": data, "pet_dir": pet_dir}
+    setups = {}  # each exercise's setup runs once (05's trains four runs), each answer in a copy of its namespace
+    for key, setup in corpus.SETUP.items():
+        setups[key] = {"run_dir": root / f"setup_{key[0]}_{key[1]}"}
+        setups[key]["run_dir"].mkdir()
+        exec(corpus.PRELUDE, setups[key])
+        exec(setup, setups[key])
+    return {"root": root, "checkpoint": checkpoint, "data": data, "pet_dir": pet_dir, "setups": setups,
+            "runs": setups[("05", 1)]}
 
 
-def context_of(lesson: str, number: int, folders: dict[str, Any]) -> dict[str, Any]:
-    """The keyword arguments the notebook's check cell passes."""
-    return {("06", 2): {"checkpoint": folders["checkpoint"]},
+def context_of(lesson: str, number: int, folders: dict[str, Any], namespace: dict[str, Any] | None = None
+               ) -> dict[str, Any]:
+    """The keyword arguments the notebook's check cell passes; those that name what the notebook computed before the
+    exercise come from ``namespace`` (the answer's, after its setup), or else from the folders' runs."""
+    runs = namespace if namespace is not None and "uninterrupted" in namespace else folders["runs"]
+    return {("05", 1): {"uninterrupted": runs["uninterrupted"], "checkpoint": runs["SAVE_DIR"] / "after_epoch_3.ckpt",
+                        "resumed_no_rng": runs["resumed_no_rng"]},
+            ("06", 2): {"checkpoint": folders["checkpoint"]},
             ("07", 1): {"data": folders["data"], "pet_dir": folders["pet_dir"]},
             ("09", 2): {"big_batch": 128},
             ("10", 3): {"sgd_largest": 22, "budget": 8 * 2**20}}.get((lesson, number), {})
 
 
-def run_answer(lesson: str, number: int, source: str, folders: dict[str, Any], where: Path) -> tuple[Any, ...]:
-    """Run an answer cell as the notebook would; return the answers the check takes."""
-    namespace: dict[str, Any] = {"run_dir": where, "data": folders["data"], "pet_dir": folders["pet_dir"],
-                                 "budget": 8 * 2**20, "big_batch": 128}
-    exec(corpus.PRELUDE, namespace)
-    exec(corpus.SETUP.get((lesson, number), ""), namespace)
+def run_answer(lesson: str, number: int, source: str, folders: dict[str, Any], where: Path
+               ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """Run an answer cell as the notebook would; return the answers the check takes, and the check's keyword
+    arguments."""
+    namespace: dict[str, Any] = dict(folders["setups"].get((lesson, number), {}))
+    if not namespace:
+        exec(corpus.PRELUDE, namespace)
+    namespace.update({"run_dir": where, "data": folders["data"], "pet_dir": folders["pet_dir"],
+                      "budget": 8 * 2**20, "big_batch": 128})
     exec(source, namespace)
-    return tuple(namespace[name] for name in exercises.exercise(lesson, number).answers)
+    answers = tuple(namespace[name] for name in exercises.exercise(lesson, number).answers)
+    return answers, context_of(lesson, number, folders, namespace)
 
 
 CASES = [(lesson, number, index) for (lesson, number), answers in corpus.CORPUS.items()
@@ -107,8 +123,7 @@ def test_the_corpus_covers_every_exercise() -> None:
 def test_verdict(lesson: str, number: int, index: int, folders: dict[str, Any], tmp_path: Path) -> None:
     """The verdict in both languages; a wrong answer's message says what is wrong, never the expected value."""
     answer = corpus.CORPUS[(lesson, number)][index]
-    given = run_answer(lesson, number, answer.source, folders, tmp_path)
-    context = context_of(lesson, number, folders)
+    given, context = run_answer(lesson, number, answer.source, folders, tmp_path)
     sentences = {}
     for lang in ("en", "zh"):
         utils.set_language(lang)
@@ -400,8 +415,8 @@ def test_all_checks_take_about_a_second(folders: dict[str, Any], tmp_path: Path)
     given = {key: run_answer(*key, next(a for a in answers if a.verdict == "correct").source, folders, tmp_path)
              for key, answers in corpus.CORPUS.items()}
     start = time.perf_counter()
-    for (lesson, number), answers in given.items():
-        kind, sentence = exercises.result(lesson, number, *answers, **context_of(lesson, number, folders))
+    for (lesson, number), (answers, context) in given.items():
+        kind, sentence = exercises.result(lesson, number, *answers, **context)
         assert kind == "correct", sentence
     assert time.perf_counter() - start < 5.0  # about a second on an idle 2-core CPU; room for a loaded one
 
