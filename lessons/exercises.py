@@ -116,13 +116,6 @@ def _whole(value: Any) -> int | None:
     return int(number) if number is not None and number.is_integer() else None
 
 
-def _truth(value: Any) -> bool | None:
-    """``value`` as a bool if it is one in any type (Python's, numpy's, a 0-dim bool tensor), else None."""
-    if isinstance(value, torch.Tensor) and value.dim() == 0 and value.dtype == torch.bool:
-        return bool(value.item())
-    return bool(value) if isinstance(value, (bool, np.bool_)) else None
-
-
 def _sequence(value: Any) -> list[Any] | None:
     """``value`` as a list if it is a list, tuple, numpy array or 1-dim tensor, else None."""
     if isinstance(value, torch.Tensor) and value.dim() == 1:
@@ -137,14 +130,6 @@ def _need_number(name: str, value: Any, whole: bool = False) -> float:
     if got is None:
         kind_en, kind_zh = ("a whole number", "整数") if whole else ("a number", "数")
         raise _wrong(f"`{name}` is {_shown(value)}; give {kind_en}", f"`{name}`是{_shown(value)}；请给出一个{kind_zh}")
-    return got
-
-
-def _need_truth(name: str, value: Any) -> bool:
-    got = _truth(value)
-    if got is None:
-        raise _wrong(f"`{name}` is {_shown(value)}; answer True or False",
-                     f"`{name}`是{_shown(value)}；请回答True或False")
     return got
 
 
