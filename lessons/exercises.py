@@ -492,8 +492,9 @@ def _check_04_3(init_orthogonal: Callable[[nn.Module], Any], hidden: bool = Fals
 
 # ---- 05 --------------------------------------------------------------------------------------------------------------
 def _state_on_cpu(model: nn.Module) -> dict[str, torch.Tensor]:
-    """``model``'s state_dict in float64 on the CPU: a difference of two float32 values is exact in float64."""
-    return {k: v.detach().to("cpu", torch.float64) for k, v in model.state_dict().items()}
+    """``model``'s state_dict in float64 on the CPU (moved first: MPS has no float64), where a difference of two
+    float32 values is within 2**-53 of the exact one (a student's float32 subtraction, within 2**-24)."""
+    return {k: v.detach().cpu().to(torch.float64) for k, v in model.state_dict().items()}
 
 
 def _largest_difference(a: dict[str, torch.Tensor], b: dict[str, torch.Tensor]) -> float:

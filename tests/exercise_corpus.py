@@ -71,7 +71,7 @@ SAVE_DIR = Path(run_dir) / "05_save_load"  # notebook 05's Section 4, on less da
 SAVE_DIR.mkdir(parents=True, exist_ok=True)
 EPOCHS = 6
 generator = torch.Generator().manual_seed(0)
-features = torch.randn(256, 20, generator=generator)
+features = torch.randn(128, 20, generator=generator)
 train_set = TensorDataset(features, (features[:, :10].sum(dim=1) > 0).long())
 
 
