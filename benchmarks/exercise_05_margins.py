@@ -45,12 +45,12 @@ def resume_runs(seed: int, quick: bool) -> dict[str, float]:
     os.environ["NB_QUICK"] = "1" if quick else "0"
     cells = {c["id"]: "".join(c["source"]) for c in json.loads(
         (ROOT / "notebooks" / "05_save_load.ipynb").read_text(encoding="utf-8"))["cells"]}
-    folder = Path(tempfile.mkdtemp())
+    folder = utils.DATA_DIR / "05_margins"  # git-ignored, as the notebook's own folder; removed at the end
     namespace = {"ROOT": ROOT, "utils": utils, "Path": Path}
     with contextlib.redirect_stdout(io.StringIO()):
         for cell in SECTION_4:
             source = cells[cell].replace("manual_seed(0)", f"manual_seed({seed})")
-            source = source.replace('utils.DATA_DIR / "05_save_load"', repr(str(folder / "05")))
+            source = source.replace('"05_save_load"', '"05_margins"')
             if cell == "30df7a6a":  # the comparison's definitions, without its checks (they hold for seed 0)
                 source = source.split("\n\n\nprint(")[0]
             exec(source, namespace)
@@ -67,9 +67,14 @@ def resume_runs(seed: int, quick: bool) -> dict[str, float]:
 
 def size_ratios() -> list[tuple[str, str, int, int, float]]:
     """The float16 file's size over the float32 file's, for a few pairs of file names."""
+    class MLP(nn.Module):  # notebook 05's
+        def __init__(self) -> None:
+            super().__init__()
+            self.hidden = nn.Linear(20, 256)
+            self.output = nn.Linear(256, 10)
+
     torch.manual_seed(0)
-    mlp = nn.Sequential(nn.Linear(20, 256), nn.ReLU(), nn.Linear(256, 10))
-    state = {f"{'hidden' if k.startswith('0') else 'output'}.{k.split('.')[1]}": v for k, v in mlp.state_dict().items()}
+    state = MLP().state_dict()
     folder = Path(tempfile.mkdtemp())
     rows = []
     for full, half in [("mlp.params", "mlp_half.params"), ("mlp.params", "h.pt"), ("mlp.params", "x" * 60 + ".pt"),

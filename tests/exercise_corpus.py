@@ -987,7 +987,7 @@ restored.load_state_dict(torch.load(run_dir / "mlp_float16_state_dict.params", w
 param_bytes = sum(t.untyped_storage().nbytes() for t in restored.state_dict().values())
 size_ratio = np.float64((run_dir / "mlp_float16_state_dict.params").stat().st_size) / params_path.stat().st_size
 ''', "the state_dict's storages, a long file name, numpy"),
-    right("param_bytes = 4 * (20 * 256 + 256 + 256 * 10 + 10)\nsize_ratio = 18047 / 33973",
+    right("param_bytes = 4 * (20 * 256 + 256 + 256 * 10 + 10)\nsize_ratio = 18279 / 33973",
           "worked out by hand, sizes typed from a listing"),
     wrong('''
 half_path = run_dir / "mlp_half.params"
@@ -1705,7 +1705,7 @@ FORBIDDEN: dict[tuple[str, int], list[str]] = {
     ("04", 1): ["is 4", "is 7", "= 4", "= 7"],
     ("04", 2): ["80", "144"],
     ("05", 1): ["momentum", "velocity"],
-    ("05", 2): ["31784", "31,784", "0.53", "float32 parameters", "stay float32"],
+    ("05", 2): ["31784", "31,784", "0.53", "0.538", "float32 parameters", "stay float32"],
     ("06", 1): ["[5, 10, 15, 20]"],
     ("07", 1): ["Dog/2.jpg", "1 truncated"],
     ("07", 2): ["-0.5000", "-0.9000", "-0.1250"],
