@@ -309,6 +309,13 @@ def test_the_saved_bytes_are_lesson_10s() -> None:
     assert saved_at[2] - 2 * exercises._SAVED_PER_IMAGE == exercises._SAVED_PER_BATCH
 
 
+def test_the_parameter_bytes_are_lesson_05s(folders: dict[str, Any]) -> None:
+    mlp = folders["setups"][("05", 2)]["MLP"]()  # the corpus's copy of notebook 05's MLP, float32
+    assert (sum(p.nbytes for p in mlp.parameters()), sum(p.numel() for p in mlp.parameters())) == (
+        exercises._MLP_PARAMETER_BYTES, exercises._MLP_PARAMETER_VALUES)
+    assert "self.hidden = nn.Linear(20, 256)" in (ROOT / "notebooks" / "05_save_load.ipynb").read_text(encoding="utf-8")
+
+
 # ---- messages, hints, languages --------------------------------------------------------------------------------------
 def test_an_answer_of_an_unforeseen_kind_is_wrong_not_an_error() -> None:
     held = {"BCEWithLogitsLoss": ["pos_weight", 1], "NLLLoss": ["weight"], "CrossEntropyLoss": []}
