@@ -131,21 +131,24 @@ big_batch, largest, budget = 128, 22, 8 * 2**20
 
 
 def corpus_answers(student: str) -> dict[tuple[str, int], str]:
-    """One answer per exercise: "right" (a fitted answer where the corpus has one), or "wrong"."""
+    """One answer per exercise: "right" (a fitted answer where the corpus has one), or "wrong"; each after what the
+    notebook defines before the exercise (``corpus.SETUP``)."""
     chosen = {}
     for key, answers in corpus.CORPUS.items():
         if student == "right":
             fitted = [a for a in answers if a.hidden == "wrong"]
-            chosen[key] = (fitted or [a for a in answers if a.verdict == "correct"])[0].source
+            answer = (fitted or [a for a in answers if a.verdict == "correct"])[0].source
         else:
-            chosen[key] = next(a for a in answers if a.verdict == "wrong").source
+            answer = next(a for a in answers if a.verdict == "wrong").source
+        chosen[key] = "\n".join([corpus.SETUP.get(key, "").strip("\n"), answer]).strip("\n")
     return chosen
 
 
 def corpus_assignment() -> nbformat.NotebookNode:
-    """Every exercise of the ten lessons in one assignment: an answer cell (a right answer as its solution) and the
-    autograded test cell that the tool makes from the lesson's check cell."""
-    setup = "\n".join([corpus.PRELUDE, *corpus.SETUP.values(), CORPUS_SETUP])
+    """Every exercise of the ten lessons in one assignment: an answer cell (a right answer as its solution, after
+    the exercise's setup: lessons' setups define the same names differently) and the autograded test cell that the
+    tool makes from the lesson's check cell."""
+    setup = "\n".join([corpus.PRELUDE, CORPUS_SETUP])
     cells = [nbformat.v4.new_code_cell(setup)]
     right = {key: next(a for a in answers if a.verdict == "correct").source for key, answers in corpus.CORPUS.items()}
     for path in nbgrader_course.lesson_paths():
@@ -154,7 +157,8 @@ def corpus_assignment() -> nbformat.NotebookNode:
         for part in nbgrader_course.exercise_parts(nb, "en"):
             found = exercises.exercise(lesson, part.number)
             answer = nbformat.v4.new_code_cell("\n".join(
-                [nbgrader_course.BEGIN, right[(lesson, part.number)], nbgrader_course.END]))
+                [corpus.SETUP.get((lesson, part.number), "").strip("\n"), nbgrader_course.BEGIN,
+                 right[(lesson, part.number)], nbgrader_course.END]).strip("\n"))
             answer.metadata.update(nbgrader_course._meta(f"ex{lesson}_{part.number}_answer", solution=True,
                                                          grade=False))
             test = nbformat.v4.new_code_cell(nbgrader_course.grading_source(nb.cells[part.check].source, found))
