@@ -16,6 +16,7 @@ from nbclient import NotebookClient
 from tools import kernels
 from tools.kernels import IPCKernelManager
 
+
 def test_a_kernel_listens_on_unix_sockets_in_its_own_folder_removed_at_shutdown(tmp_path: Path) -> None:
     km = IPCKernelManager(kernel_name="python3")
     km.start_kernel(cwd=str(tmp_path))

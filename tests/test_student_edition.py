@@ -32,9 +32,8 @@ import nbformat
 import pytest
 
 import utils
-from tools import kernels
+from tools import kernels, student_edition
 from tools import notebook_template as template
-from tools import student_edition
 
 NOTEBOOKS = sorted((utils.ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 BOTH = [(lang, path) for lang, labels in template.LANGUAGES.items() for path in sorted(labels.folder.glob("*.ipynb"))]
