@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Strict nbval of notebooks as another CPU would run them (tools/other_cpu.env: the default non-vectorised ATen
-# kernels, oneDNN limited to SSE4.1, MKL to SSE4.2, one thread). Outputs stored from an AVX-512 or AVX2 CPU at any
+# kernels, oneDNN and MKL limited to AVX, one thread). Outputs stored from an AVX-512 or AVX2 CPU at any
 # thread count must still match. Usage: bash tools/other_cpu.sh [notebook paths]  (default: every notebook);
 # THREADS=3 bash tools/other_cpu.sh ... for another thread count.
 set -euo pipefail

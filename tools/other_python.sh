@@ -3,13 +3,13 @@
 # default). The main test suite runs the unit tests and compares the English notebooks' stored outputs on .venv's
 # Python (3.11 in CI) at the machine's own instruction set; this lane runs the same unit tests on the second Python
 # (one thread, the machine's own instruction set), then compares the Chinese twins' outputs on it as another x86-64
-# CPU with one thread (tools/other_cpu.env: the default ATen kernels, oneDNN limited to SSE4.1, MKL to SSE4.2). A
+# CPU with one thread (tools/other_cpu.env: the default ATen kernels, oneDNN and MKL limited to AVX). A
 # Chinese notebook holds the English one's code token for token and its outputs with the printed words translated
 # (tests/test_translate.py), so every stored output is proven on two Pythons, two instruction sets and two thread
 # counts, every Chinese notebook, run from notebooks/zh/, prints what it stores, and every unit test passes at both
 # ends of the supported range of Pythons. The simulated CPU is for the notebooks, whose stored outputs it checks:
-# it makes PyTorch's CPU kernels about half as fast (notebook 06: 53 CPU-seconds natively, 99 simulated), and no unit
-# test compares a float that depends on the instruction set. It builds .venv-py313 with tools/setup.sh first (safe
+# it slows PyTorch's convolutions (notebook 06: 54 CPU-seconds natively, 79 simulated), and no unit test compares
+# a float that depends on the instruction set. It builds .venv-py313 with tools/setup.sh first (safe
 # to run again).
 # Left to the main suite, for CI's 15 minutes: the handout's test (tests/test_student_edition.py), which builds the
 # handout's own environment with the README's command and so with the `python3` on PATH, whichever Python runs the
