@@ -11,7 +11,6 @@ import ast
 import copy
 import json
 import re
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -440,15 +439,15 @@ def test_checks_leave_the_random_generators_alone() -> None:
     assert torch.equal(torch.rand(3), expected[0]) and np.array_equal(np.random.rand(3), expected[1])
 
 
-def test_all_checks_take_about_a_second(folders: dict[str, Any], tmp_path: Path) -> None:
-    """Every exercise's first right answer checked in one go: the cost of the checks in a notebook run."""
+def test_every_exercise_checked_in_one_go(folders: dict[str, Any], tmp_path: Path) -> None:
+    """Every exercise's first right answer checked one after the other in one process, as a notebook run does: no
+    check leaves state that fails the next. (What the checks cost is measured, not asserted: benchmarks/RESULTS.md,
+    "Issue 36: what the exercises' corpus ... cost in CI".)"""
     given = {key: run_answer(*key, next(a for a in answers if a.verdict == "correct").source, folders, tmp_path)
              for key, answers in corpus.CORPUS.items()}
-    start = time.perf_counter()
     for (lesson, number), (answers, context) in given.items():
         kind, sentence = exercises.result(lesson, number, *answers, **context)
         assert kind == "correct", sentence
-    assert time.perf_counter() - start < 5.0  # about a second on an idle 2-core CPU; room for a loaded one
 
 
 def test_stored_sentences_in_either_language() -> None:
