@@ -201,7 +201,7 @@ def test_tf32_in_effect_on_a_cpu_and_under_the_emulated_lane(monkeypatch: pytest
     torch.set_float32_matmul_precision("high")
     assert not utils.tf32_in_effect(cpu) and not utils.tf32_in_effect(cpu, "matmul")
     assert not utils.tf32_in_effect(torch.device("mps"))
-    monkeypatch.setenv(utils.TF32_ENV, "emulated")  # what tools/oldest_torch.sh sets (tests/tf32_emulation.py)
+    monkeypatch.setenv(utils.TF32_ENV, "emulated")  # what the other-end lane sets (tests/nbval_lanes.py)
     assert utils.tf32_in_effect(cpu) and utils.tf32_in_effect(cpu, "matmul")
     torch.set_float32_matmul_precision("highest")
     assert utils.tf32_in_effect(cpu) and not utils.tf32_in_effect(cpu, "matmul")

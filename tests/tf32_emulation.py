@@ -11,11 +11,11 @@ operation runs on the rounded values in float32. A bias or an ``addmm``'s added 
 round only what they multiply. The flags are read at every call, so a cell that switches TF32 off (``with
 torch.backends.cudnn.flags(enabled=True, allow_tf32=False):``) gets full float32, as on the GPU.
 
-A test tool: nothing students run imports it. The emulated-TF32 lane (``tools/oldest_torch.sh``) switches it on
-from outside in every Python process that runs a notebook's code, each kernel and the processes it starts (notebook
-08's DDP workers, which must compute as the kernel does): it puts ``tests/tf32_site`` first on ``PYTHONPATH`` and
-sets ``NB_TF32=emulated``, and Python's ``site`` module then imports ``tests/tf32_site/sitecustomize.py`` at
-start-up, which calls ``install``. ``utils.tf32_in_effect`` reads the same variable, so that it answers as on an
+A test tool: nothing students run imports it. The other-end lane (``tools/other_python.sh``) switches it on from
+outside for each notebook's second run, in the kernel and in the processes it starts (notebook 08's DDP workers,
+which must compute as the kernel does): ``tests/nbval_lanes.py`` runs ``tests/tf32_site/sitecustomize.py`` in the
+kernel after setting ``NB_TF32=emulated``, and the lane puts ``tests/tf32_site`` first on ``PYTHONPATH``, so that
+Python's ``site`` module imports it at the start of every process started after that, which calls ``install``. ``utils.tf32_in_effect`` reads the same variable, so that it answers as on an
 Ampere GPU.
 """
 

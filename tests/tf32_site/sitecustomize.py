@@ -1,9 +1,9 @@
 """Emulated TF32 from the first line of every Python process (a notebook's kernel, the workers it starts).
 
 Python's ``site`` module imports ``sitecustomize`` at start-up from the first folder on ``sys.path`` that has one.
-The emulated-TF32 lane (``tools/oldest_torch.sh``) puts this folder first on ``PYTHONPATH`` and sets
-``NB_TF32=emulated``; then every process it starts switches ``tests/tf32_emulation.py``'s mode on before running any
-of its own code. Without ``NB_TF32=emulated`` this does nothing (and imports nothing).
+The other-end lane (``tools/other_python.sh``) puts this folder first on ``PYTHONPATH``; once a notebook's second run
+has set ``NB_TF32=emulated`` (``tests/nbval_lanes.py``, which also runs this file in the kernel itself), every process
+the notebook starts switches ``tests/tf32_emulation.py``'s mode on before running any of its own code. Without ``NB_TF32=emulated`` this does nothing (and imports nothing).
 """
 
 import os
