@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import socket
 import subprocess
@@ -66,6 +67,16 @@ def test_two_kernels_at_once_get_separate_folders() -> None:
     finally:
         first.shutdown_kernel(now=True)
         second.shutdown_kernel(now=True)
+
+
+def test_a_manager_that_never_starts_a_kernel_leaves_no_folder() -> None:
+    """Reading the address makes the folder; a manager dropped without starting a kernel removes it all the same."""
+    manager = IPCKernelManager()
+    folder = Path(manager.ip).parent
+    assert folder.is_dir()
+    del manager
+    gc.collect()
+    assert not folder.exists()
 
 
 def test_nbval_under_pytest_starts_its_kernels_this_way() -> None:

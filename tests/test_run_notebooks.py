@@ -1,6 +1,6 @@
 """tools/run_notebooks.py's --twice: "Run all" twice in one kernel, for a teacher who wants the executed copies
-(CI's other-end lane runs every notebook twice under nbval instead: tests/nbval_lanes.py). A cell that works once per kernel (here: a warning given once per process, as torch gives some) passes
-one run and fails the second."""
+(CI's other-end lane runs every notebook twice under nbval instead: tests/nbval_lanes.py). A cell that works once
+per kernel (here: a warning given once per process, as torch gives some) passes one run and fails the second."""
 
 from __future__ import annotations
 

@@ -15,8 +15,8 @@ A test tool: nothing students run imports it. The other-end lane (``tools/other_
 outside for each notebook's second run, in the kernel and in the processes it starts (notebook 08's DDP workers,
 which must compute as the kernel does): ``tests/nbval_lanes.py`` runs ``tests/tf32_site/sitecustomize.py`` in the
 kernel after setting ``NB_TF32=emulated``, and the lane puts ``tests/tf32_site`` first on ``PYTHONPATH``, so that
-Python's ``site`` module imports it at the start of every process started after that, which calls ``install``. ``utils.tf32_in_effect`` reads the same variable, so that it answers as on an
-Ampere GPU.
+Python's ``site`` module imports it at the start of every process started after that, which calls ``install``.
+``utils.tf32_in_effect`` reads the same variable, so that it answers as on an Ampere GPU.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import weakref
 
 from jupyter_client.manager import KernelManager
 from traitlets import default
@@ -23,7 +24,8 @@ from traitlets import default
 
 class IPCKernelManager(KernelManager):
     """A ``KernelManager`` whose kernel listens on Unix sockets in a temporary folder of its own, removed at
-    shutdown. Its socket paths are short (``/tmp/kernel-XXXXXXXX/ipc-1``): a Unix socket's path must fit in about
+    shutdown (or, for a manager that never started a kernel, when it is garbage-collected or the process ends).
+    Its socket paths are short (``/tmp/kernel-XXXXXXXX/ipc-1``): a Unix socket's path must fit in about
     100 bytes."""
 
     _ipc_folder: str | None = None
@@ -37,6 +39,7 @@ class IPCKernelManager(KernelManager):
         if self.transport != "ipc":
             return super()._ip_default()
         self._ipc_folder = tempfile.mkdtemp(prefix="kernel-")
+        weakref.finalize(self, shutil.rmtree, self._ipc_folder, ignore_errors=True)  # no kernel started: no shutdown
         return os.path.join(self._ipc_folder, "ipc")
 
     async def _async_cleanup_resources(self, restart: bool = False) -> None:

@@ -3,7 +3,8 @@
 Python's ``site`` module imports ``sitecustomize`` at start-up from the first folder on ``sys.path`` that has one.
 The other-end lane (``tools/other_python.sh``) puts this folder first on ``PYTHONPATH``; once a notebook's second run
 has set ``NB_TF32=emulated`` (``tests/nbval_lanes.py``, which also runs this file in the kernel itself), every process
-the notebook starts switches ``tests/tf32_emulation.py``'s mode on before running any of its own code. Without ``NB_TF32=emulated`` this does nothing (and imports nothing).
+the notebook starts switches ``tests/tf32_emulation.py``'s mode on before running any of its own code. Without
+``NB_TF32=emulated`` this does nothing (and imports nothing).
 """
 
 import os
