@@ -376,4 +376,5 @@ def test_the_handout_sets_itself_up_from_its_zip_and_opens(tmp_path: Path) -> No
     shutil.rmtree(sockets, ignore_errors=True)
     assert run.returncode == 0, run.stderr[-3000:]
     last = nbformat.read(handout / "notebooks" / "every_setup.ipynb", as_version=4).cells[-1]
-    assert last.outputs[0]["text"] == "student True True\n"  # the handout's utils.py, in the handout's venv
+    printed = "".join(o["text"] for o in last.outputs if o.get("name") == "stdout")  # one print may arrive in pieces
+    assert printed == "student True True\n"  # the handout's utils.py, in the handout's venv
