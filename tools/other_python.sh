@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The other end of the supported range: Python 3.13 (by default) with the oldest supported PyTorch, 2.8.0 with
 # torchvision 0.23.0 (everything else as pinned in requirements.txt), where the test command runs Python 3.11 (in CI)
-# with the pinned PyTorch. It builds .venv-py313-torch2.8 with tools/setup.sh's steps (safe to run again), then runs
+# with the pinned PyTorch. It builds .venv-py313-torch2.8 with tools/setup.sh (safe to run again), then runs
 #   1. the unit tests, at one thread on the machine's own CPU (no unit test compares a float that depends on the
 #      instruction set);
 #   2. every notebook of the Chinese edition under strict nbval, as another x86-64 CPU with one thread would run it
@@ -50,25 +50,18 @@ if [ -z "$python" ]; then
 fi
 OLDEST_TORCH="2.8.0"        # the oldest supported PyTorch (older than the one Colab ships)
 OLDEST_TORCHVISION="0.23.0" # the torchvision built for it
+requirements=requirements.txt
 case "${OTHER_TORCH:-oldest}" in
-  oldest) venv=".venv-py${version//./}-torch${OLDEST_TORCH%.*}" ;;
+  oldest)  # requirements.txt with the oldest torch and torchvision
+    venv=".venv-py${version//./}-torch${OLDEST_TORCH%.*}"
+    requirements=$(mktemp)
+    trap 'rm -f "$requirements"' EXIT
+    grep -Ev '^torch(vision)?==' requirements.txt >"$requirements"
+    printf 'torch==%s\ntorchvision==%s\n' "$OLDEST_TORCH" "$OLDEST_TORCHVISION" >>"$requirements" ;;
   pinned) venv=".venv-py${version//./}" ;;
   *) echo "tools/other_python.sh: OTHER_TORCH=${OTHER_TORCH}: use oldest (the default) or pinned" >&2; exit 2 ;;
 esac
-requirements=$(mktemp)
-trap 'rm -f "$requirements"' EXIT
-if [ "${OTHER_TORCH:-oldest}" = oldest ]; then
-  grep -Ev '^torch(vision)?==' requirements.txt >"$requirements"
-  printf 'torch==%s\ntorchvision==%s\n' "$OLDEST_TORCH" "$OLDEST_TORCHVISION" >>"$requirements"
-else
-  cp requirements.txt "$requirements"
-fi
-[ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
-source tools/installer.sh  # uv where it can be had, else pip
-install "$venv" -r "$requirements"
-install "$venv" --no-deps -r requirements-nodeps.txt  # d2l without its old pins, as tools/setup.sh does
-"$venv/bin/python" -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" >/dev/null
-echo "setup done: $(warm_bytecode "$venv")"  # prints the versions; writes the bytecode every kernel needs
+PYTHON="$python" VENV="$venv" REQUIREMENTS="$requirements" bash tools/setup.sh
 
 tests() {  # the unit tests, natively, at one thread
   echo "$("$venv/bin/python" -c 'import sys, torch; print("Python", sys.version.split()[0], "torch", torch.__version__)'):" \

@@ -20,9 +20,11 @@ EOF
 case "$(uname -s 2>/dev/null || true)" in
   MINGW* | MSYS* | CYGWIN*) windows_shell ;;
 esac
-# PYTHON=python3.13 picks the interpreter; VENV=.venv-py313 another environment (tools/other_python.sh uses both).
+# PYTHON=python3.13 picks the interpreter; VENV=.venv-py313 another environment; REQUIREMENTS=FILE another list of
+# pins than requirements.txt (tools/other_python.sh uses all three, for the oldest supported PyTorch).
 PYTHON="${PYTHON:-python3}"
 VENV="${VENV:-.venv}"
+REQUIREMENTS="${REQUIREMENTS:-requirements.txt}"
 "$PYTHON" -c 'import sys; sys.exit(0 if (3, 11) <= sys.version_info[:2] <= (3, 13) else
   f"Python 3.11, 3.12 or 3.13 is needed, this is {sys.version.split()[0]}: run with PYTHON=python3.12 (for example)")'
 [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
@@ -32,7 +34,7 @@ if [ ! -x "$VENV/bin/python" ]; then  # a Windows Python (python.exe on PATH) ma
   exit 1
 fi
 source tools/installer.sh  # defines `install`: uv where it can be had (several times faster for PyTorch), else pip
-install "$VENV" -r requirements.txt
+install "$VENV" -r "$REQUIREMENTS"
 # d2l 1.0.3 pins numpy==1.23.5 and friends, which break on Python >= 3.12: install it without its pins.
 install "$VENV" --no-deps -r requirements-nodeps.txt
 # the kernel the notebooks name (tools/notebook_template.py KERNELSPEC): JupyterLab then opens them unmodified
