@@ -152,8 +152,9 @@ def largest_batch(run: Callable[[int], object], start: int) -> int:
 @contextlib.contextmanager
 def gpu_budget(device: torch.device, budget: int) -> Iterator[None]:
     """On a CUDA ``device``, cap what the caching allocator may reserve at what live tensors take on entry plus
-    ``budget`` bytes (at most the whole GPU), so that new tensors get about ``budget`` bytes before
-    ``torch.OutOfMemoryError``; lift the cap on exit, also after an error. On any other device, do nothing.
+    ``budget`` bytes (at most the cap already set, which is the whole GPU unless something set one), so that new
+    tensors get about ``budget`` bytes before ``torch.OutOfMemoryError``; put the cap back as it was on exit, also
+    after an error. On any other device, do nothing.
 
     What the cap bounds: ``torch.cuda.set_per_process_memory_fraction`` limits the bytes the allocator *reserves*
     (its segments, in use or cached), not the bytes of live tensors. A new segment that would take the reserved bytes
@@ -175,12 +176,13 @@ def gpu_budget(device: torch.device, budget: int) -> Iterator[None]:
     index = torch.cuda.current_device() if device.index is None else device.index  # the cap needs an index
     torch.cuda.empty_cache()  # segments that hold no tensor go back to the driver
     allowed = torch.cuda.memory_allocated(index) + budget
-    torch.cuda.set_per_process_memory_fraction(min(1.0, allowed / torch.cuda.get_device_properties(index).total_memory),
-                                               index)
+    before = torch.cuda.get_per_process_memory_fraction(index)  # 1.0 unless a cap is set
+    total = torch.cuda.get_device_properties(index).total_memory
+    torch.cuda.set_per_process_memory_fraction(min(before, allowed / total), index)
     try:
         yield
     finally:
-        torch.cuda.set_per_process_memory_fraction(1.0, index)
+        torch.cuda.set_per_process_memory_fraction(before, index)
 
 
 def graph_nodes(tensor: torch.Tensor) -> int:

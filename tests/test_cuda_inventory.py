@@ -1,11 +1,12 @@
 """Every place that asks for CUDA is listed in benchmarks/RESULTS.md with what proves it (issue 24's inventory).
 
 A *CUDA site* is a notebook code cell, or a function (module-level code counts as ``<module>``) in ``utils.py``,
-``lessons/``, ``benchmarks/`` or ``tools/``, whose code names CUDA or cuDNN: a name such as ``torch.cuda``,
-``.cuda()``, ``torch.backends.cudnn`` or ``CUDNN_NO_ENGINE``, or the string ``"cuda"`` / ``"cuda:N"`` (comments
-and prose do not count). The Chinese notebooks run the English code token for token, so the English ones stand
-for both. The section "CUDA-only branches and what proves them" of RESULTS.md has one row per site, keyed
-``path::function`` or ``path#cell-id``; its last column says what proves the site's CUDA-only code:
+``lessons/``, ``benchmarks/``, ``tools/`` or ``tests/t4_like.py`` (the GPU check's T4 switch), whose code names CUDA
+or cuDNN: a name such as ``torch.cuda``, ``.cuda()``, ``torch.backends.cudnn`` or ``CUDNN_NO_ENGINE``, or the string
+``"cuda"`` / ``"cuda:N"`` (comments and prose do not count). The Chinese notebooks run the English code token for
+token, so the English ones stand for both. The section "CUDA-only branches and what proves them" of RESULTS.md has
+one row per site, keyed ``path::function`` or ``path#cell-id``; its last column says what proves the site's
+CUDA-only code:
 
 - ``fake: tests/<file>.py::<test>``: a test on a GPU faked at torch's C layer (``tests/fake_cuda.py``);
 - ``GPU run of <date> (code <hash>)``: the code ran on a GPU on that date, as RESULTS.md records. The hash is
@@ -251,7 +252,7 @@ def all_sites() -> dict[str, str]:
     """Return every CUDA site of the project with its source."""
     sites: dict[str, str] = {}
     modules = [ROOT / "utils.py", *sorted((ROOT / "lessons").glob("*.py")), *sorted((ROOT / "benchmarks").glob("*.py")),
-               *sorted((ROOT / "tools").glob("*.py"))]
+               *sorted((ROOT / "tools").glob("*.py")), ROOT / "tests" / "t4_like.py"]  # the GPU check's T4 switch
     for path in modules:
         sites.update(module_sites(path))
     for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):

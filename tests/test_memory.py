@@ -347,6 +347,20 @@ def test_gpu_budget_past_the_whole_gpu_caps_at_all_of_it(monkeypatch: pytest.Mon
     assert gpu.called("setMemoryFraction") == [(1.0, 0), (1.0, 0)]
 
 
+def test_gpu_budget_caps_within_a_cap_already_set_and_puts_it_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A cap set before (tools/gpu_check.sh's T4-like run sets one for 15 GB of 80) is never lifted or widened
+    gpu = FakeGpu(monkeypatch, total_memory=1000 * memory.MB)
+    gpu.allocated = gpu.reserved = 100 * memory.MB
+    torch.cuda.set_per_process_memory_fraction(0.2, 0)  # 200 MiB
+    with memory.gpu_budget(utils.get_device(), 50 * memory.MB):
+        assert gpu.fraction == 0.15  # (100 + 50) / 1000: tighter than the cap, so the budget's
+    assert gpu.fraction == 0.2
+    with pytest.raises(torch.OutOfMemoryError), memory.gpu_budget(utils.get_device(), 500 * memory.MB):
+        assert gpu.fraction == 0.2  # 600 MiB would widen it: the cap already set stays
+        raise torch.OutOfMemoryError("past the cap")
+    assert gpu.called("setMemoryFraction") == [(0.2, 0), (0.15, 0), (0.2, 0), (0.2, 0), (0.2, 0)]
+
+
 @pytest.mark.gpu
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 def test_gpu_budget_makes_a_real_gpu_run_out() -> None:

@@ -9,7 +9,8 @@
 #                                                # GPU image lacks, as wheels in .whl/ (git-ignored) for Python
 #                                                # WHEEL_PYTHON (3.12); the GPU machine installs them from there
 #   bash tools/gpu_check.sh OUT                  # on the GPU machine: every part below, in this order
-#   bash tools/gpu_check.sh OUT PART...          # only those parts
+#   bash tools/gpu_check.sh OUT PART...          # only those parts, in that order; PART:NN,NN runs a part for
+#                                                # those notebooks only (quick:10 full:10 full:08)
 #   CPU_DRY_RUN=1 bash tools/gpu_check.sh OUT    # the same parts on a CPU, in quick mode only, nothing recorded:
 #                                                # proves the plumbing (NOTEBOOKS="09 10" to run fewer)
 #
@@ -22,7 +23,16 @@
 #   fp16     NB_AMP_DTYPE=float16: 09 in full mode (the ladder), 10 in quick mode; times not recorded
 #   full     every notebook in full mode, NB_GENERATED_DATA=1 (50,000 + 10,000 CIFAR-shaped images, 25,000
 #            PetImages-like JPEGs, generated), 09 and 10 first; GPU wall times recorded
+#   t4       every notebook in quick mode on the GPU made T4-like (tests/t4_like.py, switched on by NB_GPU_LIKE=t4
+#            with tests/t4_site first on PYTHONPATH, in every process): its allocator capped at 15 GB, TF32 off
+#            (NVIDIA_TF32_OVERRIDE=0 and PyTorch's flags), torch.cuda.is_bf16_supported(including_emulation=False)
+#            False, so mixed precision takes float16 by utils.amp_dtype's own T4 branch; on 2 CPU cores as Colab's
+#            free tier (taskset). A check first measures that all of it holds; times not recorded
 #   figures  the outputs of the cells that measure in 09 and 10, per run, into OUT/figures.md
+#
+# A part runs each notebook at most once per mode in one call: after quick:10 full:10 full:08, `full` runs the rest.
+# Issue 41's run (lesson 10 and 08's full mode first, then every lesson T4-like, then the rest of full mode):
+#   BUDGET_S=540 bash tools/gpu_check.sh OUT setup info quick:10 full:10 full:08 t4 tests full figures
 #   bench, petbench   benchmarks/cifar_loop.py (--compare-cpu) and benchmarks/petimages_preprocess.py: not in the
 #            default run (they do not fit in its budget); name them to run them
 #
@@ -144,13 +154,17 @@ run_nbs() {
   # the driver stops at the deadline itself; timeout is the backstop
   # shellcheck disable=SC2086
   env $envs GPU_CHECK_DEADLINE="$(($(date +%s) + left))" timeout --kill-after=10 $((left + 30)) \
-    "$PYTHON" "$work/driver.py" "$dir" $args -- "$@"
+    "${prefix[@]}" "$PYTHON" "$work/driver.py" "$dir" $args -- "$@"
 }
-selected() {  # the names among "$@" that NOTEBOOKS selects
+prefix=()  # a command the notebooks run under (the t4 part's taskset)
+selected() {  # the names among "$@" that the part runs: selected by NOTEBOOKS and PART:NN, not run yet in its mode
   local name
-  for name in "$@"; do [[ " ${notebooks[*]} " == *" $name "* ]] && echo "$name"; done
+  for name in "$@"; do
+    [[ " ${names[*]} " == *" $name "* ]] && [[ " ${done_runs[*]} " != *" $mode/$name "* ]] && echo "$name"
+  done
   return 0
 }
+done_runs=()  # MODE/NAME of every notebook a part has run in this call (MODE: its folder: quick, full, fp16, t4)
 
 pack() {  # everything so far into OUT: the archive, the times
   [ -f notebooks/timings.json ] && cp notebooks/timings.json "$out/timings.json"
@@ -173,15 +187,23 @@ print(f"expected from notebooks/timings.json: quick {quick:.0f} s, full {full:.0
 EOF
 fi
 
-for part in "${parts[@]}"; do
+for spec in "${parts[@]}"; do
+  part=${spec%%:*}
+  only=""  # PART:NN,NN: those notebooks only
+  [[ $spec == *:* ]] && only=${spec#*:}
+  names=()
+  for name in "${notebooks[@]}"; do
+    if [ -z "$only" ] || [[ ",$only," == *",${name:0:2},"* ]]; then names+=("$name"); fi
+  done
+  mode=$part
   left=$((deadline - SECONDS))
   if [ "$left" -lt 15 ] && [ "$part" != figures ]; then  # the figures take seconds and no GPU: always
-    say "$part: SKIPPED: the ${budget} s budget is spent"
+    say "$spec: SKIPPED: the ${budget} s budget is spent"
     status=124
     continue
   fi
   start=$SECONDS
-  log="$work/$part.log"
+  log="$work/$part${only:+-${only//,/-}}.log"
   case $part in
     setup)
       {
@@ -246,17 +268,18 @@ print(suite.get("tests"), suite.get("skipped"))' "$work/gpu-tests.xml")
         say "tests: $ran GPU tests, $skipped skipped"
         if [ "$dry" != 1 ] && [ "$skipped" != 0 ]; then code=1; fi
       fi ;;
-    quick|full|fp16)
+    quick|full|fp16|t4)
       record=""  # quick and full record GPU times in notebooks/timings.json; a CPU's times are not recorded
       [ "$dry" = 1 ] && record="--no-timings"
       full="--full"  # a CPU dry run stays in quick mode
       [ "$dry" = 1 ] && full=""
       case $part in
-        quick) run_nbs "$work/quick" "" "$record" "${notebooks[@]}" >"$log" 2>&1 ;;
+        # shellcheck disable=SC2046
+        quick) run_nbs "$work/quick" "" "$record" $(selected "${notebooks[@]}") >"$log" 2>&1 ;;
         full)  # 09 and 10 first: the figures RESULTS.md needs most, if the budget cuts the part short
           # shellcheck disable=SC2046
           run_nbs "$work/full" "NB_GENERATED_DATA=1" "$full $record" $(selected 09_gpu_speed 10_gpu_memory) \
-            $(printf '%s\n' "${notebooks[@]}" | grep -v -x -e 09_gpu_speed -e 10_gpu_memory) >"$log" 2>&1 ;;
+            $(selected $(printf '%s\n' "${notebooks[@]}" | grep -v -x -e 09_gpu_speed -e 10_gpu_memory)) >"$log" 2>&1 ;;
         fp16)  # 09 in full mode (its ladder at batch 512, as RESULTS.md has the bfloat16 one), 10 in quick mode
           # shellcheck disable=SC2046
           ( run_nbs "$work/fp16" "NB_AMP_DTYPE=float16" "$full --no-timings" $(selected 09_gpu_speed)
@@ -267,9 +290,25 @@ print(suite.get("tests"), suite.get("skipped"))' "$work/gpu-tests.xml")
             [ "$first" = 0 ] && exit "$second"
             exit "$first"
           ) >"$log" 2>&1 ;;
+        t4)  # the check first (in the same environment as the notebooks), then every notebook in quick mode
+          t4env="NB_GPU_LIKE=t4 PYTHONPATH=$PWD/tests/t4_site${PYTHONPATH:+:$PYTHONPATH}"
+          if [ "$(nproc)" -gt 2 ] && command -v taskset >/dev/null; then prefix=(taskset -c 0,1); fi
+          # shellcheck disable=SC2086
+          env $t4env "${prefix[@]}" "$PYTHON" tests/t4_like.py $([ "$dry" = 1 ] && echo --cpu-dry-run) >"$log" 2>&1
+          checked=$?
+          sed "s/^/t4: /" "$log" | tee -a "$out/summary.log"
+          # shellcheck disable=SC2046
+          run_nbs "$work/t4" "$t4env" "--no-timings" $(selected "${notebooks[@]}") >>"$log" 2>&1
+          code=$?
+          prefix=()
+          [ "$code" = 0 ] && code=$checked  # the notebooks' status first: a cut-short run stays 124
+          (exit "$code") ;;
       esac
       code=$?
-      grep -E '^[0-9][0-9]_[a-z0-9_]+(\.ipynb: [0-9.]+ s|: FAILED|: CUT SHORT)|^not run' "$log" | cut -c1-300 | sed "s/^/$part: /" |
+      for name in $(grep -oE '^[0-9][0-9]_[a-z0-9_]+(\.ipynb: [0-9.]+ s|: FAILED|: CUT SHORT)' "$log" | grep -oE '^[0-9][0-9]_[a-z0-9_]+'); do
+        done_runs+=("$mode/$name")
+      done
+      grep -E '^[0-9][0-9]_[a-z0-9_]+(\.ipynb: [0-9.]+ s|: FAILED|: CUT SHORT)|^not run' "$log" | cut -c1-300 | sed "s/^/$spec: /" |
         tee -a "$out/summary.log" ;;
     figures)
       "$PYTHON" - "$work" >"$out/figures.md" 2>"$log" <<'EOF'
@@ -299,7 +338,7 @@ CELLS = {  # cell id -> what it measures
 }
 work = Path(sys.argv[1])
 print("# Figures from the GPU check\n")
-for run in ("quick", "fp16", "full"):
+for run in ("quick", "fp16", "t4", "full"):
     for name, cells in CELLS.items():
         path = work / run / f"{name}.ipynb"
         if not path.is_file():
@@ -327,8 +366,8 @@ EOF
       code=$? ;;
     *) say "unknown part $part"; exit 2 ;;
   esac
-  if [ "$code" = 124 ] || [ "$code" = 137 ]; then say "$part: CUT SHORT: the ${budget} s budget ran out"; code=124; fi
-  say "$part: exit $code after $((SECONDS - start)) s ($((deadline - SECONDS)) s of the budget left)"
+  if [ "$code" = 124 ] || [ "$code" = 137 ]; then say "$spec: CUT SHORT: the ${budget} s budget ran out"; code=124; fi
+  say "$spec: exit $code after $((SECONDS - start)) s ($((deadline - SECONDS)) s of the budget left)"
   [ "$code" = 0 ] || status=$code
   pack
 done
