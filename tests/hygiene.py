@@ -123,12 +123,18 @@ def check_executed_in_order(nb: Notebook) -> list[str]:
 
 
 def check_outputs(nb: Notebook) -> list[str]:
-    """No error outputs at all, no stderr, no machine paths, no CUDA device strings in stored outputs."""
+    """No error outputs at all, no stderr, no machine paths, no CUDA device strings in stored outputs; each stream's
+    output in one piece (``tools/run_notebooks.py``'s ``coalesce_streams``)."""
     problems = []
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
             continue
-        for out in cell.get("outputs", []):
+        outputs = cell.get("outputs", [])
+        for before, out in zip(outputs, outputs[1:], strict=False):
+            if out.get("output_type") == "stream" and (before.get("output_type"), before.get("name")) == (
+                "stream", out.get("name")):
+                problems.append(f"cell {index}: a {out.get('name')} output in pieces (run tools/run_notebooks.py)")
+        for out in outputs:
             if out.get("output_type") == "error":
                 problems.append(f"cell {index}: stored error {out.get('ename')} (Run all would stop here)")
             if out.get("output_type") == "stream" and out.get("name") == "stderr":

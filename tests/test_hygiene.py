@@ -115,6 +115,7 @@ BAD = {
     "skipped cell": _set("cells/4/source", "# NBVAL_SKIP\nprint('cpu')"),
     "getsource check": _set("cells/6/source", "assert inspect.getsource(f) == inspect.getsource(utils.f)"),
     "stderr": _add_output({"output_type": "stream", "name": "stderr", "text": "UserWarning: careful\n"}),
+    "a print stored in pieces": _add_output({"output_type": "stream", "name": "stdout", "text": "more\n"}),
     "machine path": _add_output({"output_type": "stream", "name": "stdout", "text": "/home/alice/data\n"}),
     "cuda string": _add_output({"output_type": "stream", "name": "stdout", "text": "device='cuda:0'\n"}),
     "no solution": _set("cells/13/source", "print(1)"),

@@ -1,6 +1,7 @@
 """tools/run_notebooks.py's --twice: "Run all" twice in one kernel, for a teacher who wants the executed copies
 (CI's other-end lane runs every notebook twice under nbval instead: tests/nbval_lanes.py). A cell that works once
-per kernel (here: a warning given once per process, as torch gives some) passes one run and fails the second."""
+per kernel (here: a warning given once per process, as torch gives some) passes one run and fails the second. And
+a print that arrives in pieces is stored in one."""
 
 from __future__ import annotations
 
@@ -73,3 +74,30 @@ def test_a_recorded_time_names_the_code_and_commit_it_measured(tmp_path: Path, m
     run_notebooks.record_time("01_x", "full", 20.0, "abc123")
     record = notebook_template.read_timings()["01_x"]["full/cpu"]
     assert record["seconds"] == 20.0 and record["code"] == "abc123" and "commit" not in record
+
+
+def test_a_print_that_arrives_in_pieces_is_stored_in_one(tmp_path: Path) -> None:
+    # flush() sends what is buffered at once, as a busy kernel's timer may: the line reaches nbclient in two pieces
+    source = ("import sys, time\nprint('half a', end='', flush=True)\ntime.sleep(0.3)\nprint(' line', flush=True)\n"
+              "print('to stderr', file=sys.stderr, flush=True)\nprint('after it')")
+    path = _notebook(tmp_path, source)
+    (tmp_path / "out").mkdir()
+    run_notebooks.run(path, tmp_path / "out")
+    outputs = nbformat.read(tmp_path / "out" / path.name, as_version=4).cells[0].outputs
+    assert [(o["name"], o["text"]) for o in outputs] == [
+        ("stdout", "half a line\n"), ("stderr", "to stderr\n"), ("stdout", "after it\n")]
+
+
+def test_coalesce_streams_joins_only_neighbours_of_one_stream() -> None:
+    stream = nbformat.v4.new_output
+    cell = nbformat.v4.new_code_cell("x", outputs=[
+        stream("stream", name="stdout", text="a"), stream("stream", name="stdout", text="b\n"),
+        stream("display_data", data={"text/plain": "figure"}), stream("stream", name="stdout", text="c\n"),
+        stream("stream", name="stderr", text="d\n"), stream("stream", name="stderr", text="e\n"),
+    ])
+    run_notebooks.coalesce_streams(cell)
+    assert [(o.get("name"), o.get("text")) for o in cell.outputs] == [
+        ("stdout", "ab\n"), (None, None), ("stdout", "c\n"), ("stderr", "d\ne\n")]
+    markdown = nbformat.v4.new_markdown_cell("text")
+    run_notebooks.coalesce_streams(markdown)
+    assert "outputs" not in markdown

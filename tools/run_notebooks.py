@@ -86,6 +86,26 @@ def record_time(name: str, mode: str, seconds: float, code: str | None = None) -
     os.replace(tmp, notebook_template.TIMINGS)
 
 
+def coalesce_streams(cell: nbformat.NotebookNode) -> None:
+    """Join the consecutive stream outputs of ``cell`` that go to the same stream into one, in place.
+
+    The kernel sends what a cell prints in as many messages as it flushed, which depends on the machine's load: one
+    ``print`` can arrive in two pieces, cut anywhere. Stored joined, the outputs are the same on every run, and
+    ``tools/translate.py`` finds whole lines to put in Chinese (an output cut mid-line would keep its English).
+    nbval joins them too before it compares.
+    """
+    joined: list[nbformat.NotebookNode] = []
+    for output in cell.get("outputs", []):
+        previous = joined[-1] if joined else None
+        if (output.output_type == "stream" and previous is not None and previous.output_type == "stream"
+                and previous.name == output.name):
+            previous.text += output.text
+        else:
+            joined.append(output)
+    if "outputs" in cell:
+        cell.outputs = joined
+
+
 def run(path: Path, out: Path | None = None, passes: int = 1) -> float:
     """Execute one notebook and return the seconds it took; write it to ``out`` (a folder) or else in place.
 
@@ -115,8 +135,9 @@ def run(path: Path, out: Path | None = None, passes: int = 1) -> float:
             nbformat.write(nb, out / path.name)
         raise
     seconds = time.perf_counter() - start
-    for cell in nb.cells:  # keep diffs small: no per-run metadata
+    for cell in nb.cells:  # keep diffs small: no per-run metadata, each stream's output in one piece
         cell.metadata.pop("execution", None)
+        coalesce_streams(cell)
         if out is None:  # what a student sees: no solution's output stored (the copies in --out keep them)
             notebook_template.present(cell, notebook_template.language_of(path))
     nb.metadata.pop("widgets", None)
