@@ -14,7 +14,8 @@
 #   CPU_DRY_RUN=1 bash tools/gpu_check.sh OUT    # the same parts on a CPU, in quick mode only, nothing recorded:
 #                                                # proves the plumbing (NOTEBOOKS="09 10" to run fewer)
 #
-# Parts (the default runs them all, in this order: if the budget runs out, the last ones are cut short):
+# Parts (the default runs setup, info, tests, quick, fp16, full and figures, in this order: if the budget runs out,
+# the last ones are cut short; t4, bench and petbench run when named):
 #   setup    install .whl/ into a temporary folder if the Jupyter packages are missing; stop at once without a
 #            CUDA GPU (unless CPU_DRY_RUN=1)
 #   info     date, GPU, driver, PCIe link (nvidia-smi and lessons/speed.py), torch, CUDA, cuDNN, Python, cores
@@ -29,12 +30,12 @@
 #            False, so mixed precision takes float16 by utils.amp_dtype's own T4 branch; on 2 CPU cores as Colab's
 #            free tier (taskset). A check first measures that all of it holds; times not recorded
 #   figures  the outputs of the cells that measure in 09 and 10, per run, into OUT/figures.md
+#   bench, petbench   benchmarks/cifar_loop.py (--compare-cpu) and benchmarks/petimages_preprocess.py: not in the
+#            default run (they do not fit in its budget)
 #
 # A part runs each notebook at most once per mode in one call: after quick:10 full:10 full:08, `full` runs the rest.
 # Issue 41's run (lesson 10 and 08's full mode first, then every lesson T4-like, then the rest of full mode):
 #   BUDGET_S=540 bash tools/gpu_check.sh OUT setup info quick:10 full:10 full:08 t4 tests full figures
-#   bench, petbench   benchmarks/cifar_loop.py (--compare-cpu) and benchmarks/petimages_preprocess.py: not in the
-#            default run (they do not fit in its budget); name them to run them
 #
 # OUT receives: summary.log (each part's time and status, as printed), figures.md, timings.json and
 # gpu-check.tar.gz (every log, every executed notebook, the pytest report), refreshed after every part.
