@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import json
 import os
 import socket
 import subprocess
@@ -99,3 +100,12 @@ def test_the_options_make_a_jupyter_application_use_unix_sockets(tmp_path: Path)
         os.rmdir(sockets)
     outputs = nbformat.read(notebook, as_version=4).cells[0].outputs  # a print may arrive in pieces: join them
     assert "".join(o["text"] for o in outputs if o.get("name") == "stdout") == "ipc\n"
+
+
+def test_server_port_reads_the_servers_runtime_file_once_it_is_whole(tmp_path: Path) -> None:
+    assert kernels.server_port(tmp_path) is None  # the server has not written it yet
+    info = tmp_path / "jpserver-4242.json"
+    info.write_text('{"base_url": "/", "port": 38', encoding="utf-8")  # caught while being written
+    assert kernels.server_port(tmp_path) is None
+    info.write_text(json.dumps({"base_url": "/", "port": 38467, "pid": 4242}), encoding="utf-8")
+    assert kernels.server_port(tmp_path) == 38467  # tests/test_student_edition.py reads a real server's

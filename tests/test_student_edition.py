@@ -18,7 +18,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -270,12 +269,6 @@ def test_student_version_drops_the_solutions_section() -> None:
     assert student.cells[0].source == "# 02 · Placement\n"
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def _get(url: str, token: str) -> tuple[int, bytes]:
     request = urllib.request.Request(url, headers={"Authorization": f"token {token}"})
     with urllib.request.urlopen(request, timeout=10) as response:
@@ -307,12 +300,13 @@ def test_the_handout_sets_itself_up_from_its_zip_and_opens(tmp_path: Path) -> No
     assert python.is_file() and Path(sys.prefix).resolve() != python.parent.parent.resolve()
 
     # `jupyter lab` as the README says, configured the way a user's own config would (a port, a token, no browser;
-    # as root, which containers and CI are, JupyterLab refuses to start without allow_root: the README says so)
-    port, token = _free_port(), "handout-test"
+    # as root, which containers and CI are, JupyterLab refuses to start without allow_root: the README says so).
+    # The port: 0, one the server picks and binds itself, read from its runtime folder (tools/kernels.py says why)
+    token = "handout-test"
     config = tmp_path / "jupyter-config"
     config.mkdir()
     server = {
-        "ServerApp": {"port": port, "port_retries": 0, "ip": "127.0.0.1", "open_browser": False, "allow_root": True},
+        "ServerApp": {"port": 0, "ip": "127.0.0.1", "open_browser": False, "allow_root": True},
         "IdentityProvider": {"token": token},
     }
     (config / "jupyter_server_config.json").write_text(json.dumps(server))
@@ -327,14 +321,16 @@ def test_the_handout_sets_itself_up_from_its_zip_and_opens(tmp_path: Path) -> No
         ["bash", "-c", f"exec {open_lab}"], cwd=handout, env=lab_env, stdout=log, stderr=log, start_new_session=True
     )
     try:
-        base = f"http://127.0.0.1:{port}"
         for _ in range(240):
+            port = kernels.server_port(lab_env["JUPYTER_RUNTIME_DIR"])
+            base = f"http://127.0.0.1:{port}"
             try:
-                if _get(f"{base}/api/status", token)[0] == 200:
+                if port is not None and _get(f"{base}/api/status", token)[0] == 200:
                     break
             except OSError:
-                assert lab.poll() is None, (tmp_path / "lab.log").read_text()
-                time.sleep(0.5)
+                pass
+            assert lab.poll() is None, (tmp_path / "lab.log").read_text()
+            time.sleep(0.5)
         status, page = _get(f"{base}/lab", token)
         assert status == 200 and b"JupyterLab" in page
         listing = json.loads(_get(f"{base}/api/contents/notebooks", token)[1])

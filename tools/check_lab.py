@@ -24,7 +24,6 @@ import re
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -39,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from tools import notebook_template as template  # noqa: E402
 from tools.check_site import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from tools.kernels import server_port  # noqa: E402
 
 LESSONS = ("notebooks/01_devices.ipynb", "notebooks/zh/02_placement_checks.ipynb")
 """The lessons opened: the first, and a Chinese one (both write nothing into data/: the tests run beside this)."""
@@ -50,31 +50,34 @@ STDERR = "application/vnd.jupyter.stderr"
 RUN_TIMEOUT_S = 300
 
 
-def free_port() -> int:
-    """Return a TCP port nothing listens on now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+def start_lab(venv: Path, folder: Path, state: Path, runtime: Path) -> tuple[subprocess.Popen[bytes], str, str]:
+    """Start ``venv``'s JupyterLab serving ``folder``, its user state (config, settings, workspaces) in ``state``
+    and its runtime files (its port, its kernels' connection files and sockets) in ``runtime``, a folder with a
+    short path; return the process, the base URL and the token, once it answers.
 
-
-def start_lab(venv: Path, folder: Path, state: Path) -> tuple[subprocess.Popen[bytes], str, str]:
-    """Start ``venv``'s JupyterLab serving ``folder``, its user state (config, settings, workspaces, runtime) in
-    ``state``; return the process, the base URL and the token, once it answers."""
-    port, token = free_port(), secrets.token_hex(16)
+    No port is chosen here: the server binds one the system picks (``port=0``) and writes it into ``runtime``. A
+    port found free here and bound by the server seconds later, once it has started, could be taken in between
+    by any process on the machine; the server's own pick and bind are a moment apart, in one process. Its kernels
+    talk over Unix sockets in ``runtime`` (``transport=ipc``, as ``tools/kernels.py`` explains): jupyter_client's
+    five TCP ports a kernel would have carry the same race."""
+    token = secrets.token_hex(16)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "VIRTUAL_ENV"))}
     for name, sub in (("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_DATA_DIR", "data"),
-                      ("JUPYTER_RUNTIME_DIR", "runtime"), ("JUPYTERLAB_SETTINGS_DIR", "user-settings"),
-                      ("JUPYTERLAB_WORKSPACES_DIR", "workspaces")):
+                      ("JUPYTERLAB_SETTINGS_DIR", "user-settings"), ("JUPYTERLAB_WORKSPACES_DIR", "workspaces")):
         env[name] = str(state / sub)
-    command = [str(venv / "bin" / "python"), "-m", "jupyterlab", "--no-browser", f"--ServerApp.port={port}",
-               "--ServerApp.port_retries=0", "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}",
-               f"--ServerApp.root_dir={folder}", "--ServerApp.allow_root=True"]  # root: containers, CI
+    env["JUPYTER_RUNTIME_DIR"] = str(runtime)
+    command = [str(venv / "bin" / "python"), "-m", "jupyterlab", "--no-browser", "--ServerApp.port=0",
+               "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={folder}",
+               "--KernelManager.transport=ipc", "--ServerApp.allow_root=True"]  # root: containers, CI
     log = (state / "lab.log").open("wb")
     lab = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=log, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120
     while True:
+        port = server_port(runtime)
+        base = f"http://127.0.0.1:{port}"
         try:
+            if port is None:
+                raise ConnectionRefusedError("no port yet")
             with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=5) as response:
                 if response.status == 200:
                     return lab, base, token
@@ -198,6 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     lessons = [ROOT / lesson for lesson in LESSONS] if not args.lessons else [p.resolve() for p in args.lessons]
     problems: list[str] = []
     state = Path(tempfile.mkdtemp(prefix="check-lab-"))
+    # a Unix socket's path must fit in about 100 bytes: runtime/kernel-<36-character id>-ipc-5, so a short folder
+    runtime = Path(tempfile.mkdtemp(prefix="lab-", dir="/tmp" if os.path.isdir("/tmp") else None))
     try:
         folder = state / "lessons"
         names = []
@@ -211,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
                 beside.symlink_to(ROOT, target_is_directory=True)
             names.append(relative.as_posix())
         start = time.monotonic()
-        lab, base, token = start_lab(args.venv, folder, state)
+        lab, base, token = start_lab(args.venv, folder, state, runtime)
         print(f"JupyterLab answered after {time.monotonic() - start:.1f} s", flush=True)
         try:
             problems += news_switched_off(base, token)
@@ -228,6 +233,7 @@ def main(argv: list[str] | None = None) -> int:
             stop(lab)
     finally:
         shutil.rmtree(state, ignore_errors=True)
+        shutil.rmtree(runtime, ignore_errors=True)
     for problem in problems:
         print(f"PROBLEM: {problem}", file=sys.stderr)
     print(f"JupyterLab check: {len(lessons)} lessons, {len(problems)} problems")

@@ -9,14 +9,19 @@ sockets (``transport="ipc"``) in a fresh temporary folder cannot collide with an
 kernel changes but how its messages travel. Used by tools/run_notebooks.py, by conftest.py for nbval's kernels and by
 the tests that start a kernel. Unix sockets exist on Linux and macOS, where the project's tools run (on Windows,
 under WSL2).
+
+A Jupyter server has the same race for its own port when it is given one found free beforehand. Given ``port=0``, it
+binds one the system picks and writes it into its runtime folder, where ``server_port`` reads it.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
 import weakref
+from pathlib import Path
 
 from jupyter_client.manager import KernelManager
 from traitlets import default
@@ -56,3 +61,17 @@ def ipc_options(folder: str | os.PathLike[str]) -> list[str]:
     (``tempfile.mkdtemp()``). The application must start its kernels one at a time: each one takes the same
     socket names, free again once the one before has shut down."""
     return ["--KernelManager.transport=ipc", f"--KernelManager.ip={os.path.join(folder, 'ipc')}"]
+
+
+def server_port(runtime: str | os.PathLike[str]) -> int | None:
+    """Return the port of the Jupyter server (JupyterLab, ``jupyter lab``) whose runtime folder is ``runtime``
+    (``JUPYTER_RUNTIME_DIR``, one server's alone), from the file it writes there once it knows its port
+    (``jpserver-<pid>.json``); None before that. Started with ``--ServerApp.port=0``, the server has picked and
+    bound its port itself, a moment apart in its own process, instead of seconds after another process found it
+    free."""
+    for info in Path(runtime).glob("jpserver-*.json"):
+        try:
+            return int(json.loads(info.read_text(encoding="utf-8"))["port"])
+        except (ValueError, KeyError, OSError):  # still being written: read it again on the next try
+            return None
+    return None
