@@ -1,9 +1,9 @@
-"""DistributedDataParallel for notebook 08: toy data and model, a free port, the worker that mp.spawn starts.
+"""DistributedDataParallel for notebook 08: toy data and model, the meeting point, the worker that mp.spawn starts.
 
-The worker joins the process group (``join_group``), trains on its rank's shard (``train_shard``), saves the
-checkpoint from rank 0 behind a barrier and reports what it did (``ddp_worker``). ``child_stderr_to`` keeps what
-child processes print to stderr out of a notebook's outputs; ``stdout_to_devnull`` keeps gloo's connection line
-(torch 2.8) out of them.
+The process that starts the workers opens their meeting point (``meeting_point``); each worker joins the process
+group there (``join_group``), trains on its rank's shard (``train_shard``), saves the checkpoint from rank 0 behind
+a barrier and reports what it did (``ddp_worker``). ``child_stderr_to`` keeps what child processes print to stderr
+out of a notebook's outputs; ``stdout_to_devnull`` keeps gloo's connection line (torch 2.8) out of them.
 
 Lesson module (see ``lessons/__init__.py`` for where code lives): it imports ``utils``; ``utils`` never imports it.
 Its unit tests are in ``tests/test_ddp.py``.
@@ -47,27 +47,28 @@ def ddp_toy_model() -> nn.Sequential:
     return nn.Sequential(nn.Linear(20, 64), nn.ReLU(), nn.Linear(64, 2))
 
 
-def free_port() -> int:
-    """Return a TCP port on this machine that nothing listens on right now."""
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+@contextlib.contextmanager
+def meeting_point() -> Iterator[int]:
+    """Open a store where the processes of a group meet, on a port the system picks; yield the port; close it."""
+    store = dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False)  # port 0: bound at once
+    try:
+        yield store.port
+    finally:
+        del store  # the store's server stops with its last reference
 
 
 def join_group(rank: int, world_size: int, port: int) -> torch.device:
     """Join the process group as `rank`; return this process's device: GPU `rank`, or the CPU with too few GPUs."""
-    os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"] = "127.0.0.1", str(port)
+    store = dist.TCPStore("127.0.0.1", port, is_master=False)  # connect to the meeting point
     if torch.cuda.device_count() >= world_size:  # one GPU per process, talking through NCCL
         device = torch.device("cuda", rank)
         torch.cuda.set_device(device)  # this process's plain "cuda" is now GPU `rank`
-        dist.init_process_group("nccl", rank=rank, world_size=world_size, device_id=device)
+        dist.init_process_group("nccl", store=store, rank=rank, world_size=world_size, device_id=device)
     else:  # CPU processes, talking through gloo
         device = torch.device("cpu")
         torch.set_num_threads(1)  # the processes share the CPU's cores
         with stdout_to_devnull():  # hides the "[Gloo] Rank r is connected to ..." line torch 2.8 prints
-            dist.init_process_group("gloo", rank=rank, world_size=world_size)
+            dist.init_process_group("gloo", store=store, rank=rank, world_size=world_size)
     return device
 
 

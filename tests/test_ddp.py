@@ -32,16 +32,26 @@ def test_toy_model_gives_two_logits() -> None:
     assert ddp.ddp_toy_model()(torch.zeros(5, 20)).shape == (5, 2)
 
 
-def test_free_port_can_be_bound() -> None:
-    port = ddp.free_port()
-    assert 0 < port < 65536
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", port))
+def test_the_meeting_point_listens_from_the_start_and_closes_after_the_block() -> None:
+    with ddp.meeting_point() as port:
+        assert 0 < port < 65536 and not store_port_is_free(port)  # bound and listening before any worker starts
+        client = dist.TCPStore("127.0.0.1", port, is_master=False)  # as join_group connects
+        client.set("rank0", "here")
+        assert client.get("rank0") == b"here"
+        del client
+    assert store_port_is_free(port)
+
+
+def test_the_meeting_point_closes_after_an_error() -> None:
+    with pytest.raises(mp.ProcessExitedException), ddp.meeting_point() as port:  # as a worker dying stops spawn
+        raise mp.ProcessExitedException("process 0 terminated with exit code 1", 0, 1, 1)
+    assert store_port_is_free(port)
 
 
 def test_ddp_worker_copies_agree_and_equal_one_process(tmp_path: Path) -> None:
     world_size, batch = 2, 16
-    mp.spawn(ddp.ddp_worker, args=(world_size, ddp.free_port(), str(tmp_path), 1, batch), nprocs=world_size)
+    with ddp.meeting_point() as port:
+        mp.spawn(ddp.ddp_worker, args=(world_size, port, str(tmp_path), 1, batch), nprocs=world_size)
     results = [torch.load(tmp_path / f"rank{rank}.pt", weights_only=True) for rank in range(world_size)]
     assert all(r["backend"] == "gloo" and r["device"] == "cpu" for r in results) or torch.cuda.device_count() >= 2
     state = results[0]["model"]
@@ -80,8 +90,12 @@ def test_destroy_process_group_frees_a_group_that_ddp_used(hold_the_group: bool)
     # Issue 30: importing lessons.ddp (done above, before any group exists) keeps torch.distributed.nn's default
     # arguments from holding the group, so destroy_process_group() really closes it, here seen as its TCPStore no
     # longer listening on the port. Holding the group ourselves shows that the check sees a group that stays.
-    port = ddp.free_port()
-    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=0, world_size=1)
+    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:0", rank=0, world_size=1)  # the store picks a port
+    store = dist.distributed_c10d._get_default_store()
+    while hasattr(store, "underlying_store"):  # the group's PrefixStores around the TCPStore it made
+        store = store.underlying_store
+    port = store.port
+    del store
     held = dist.group.WORLD if hold_the_group else None
     try:
         DistributedDataParallel(ddp.ddp_toy_model())(torch.zeros(2, 20)).sum().backward()

@@ -68,8 +68,8 @@ def cpu_load(processes: int) -> Iterator[None]:
 def one_start(out_dir: Path, timeout: float) -> tuple[str, str]:
     """Spawn the worker once in `out_dir`; return the outcome ("ok", "abort", "error", "missing", "hang") and detail."""
     stderr_path = out_dir / "child_stderr.txt"
-    with ddp.child_stderr_to(stderr_path):
-        context = mp.spawn(ddp.ddp_worker, args=(WORLD_SIZE, ddp.free_port(), str(out_dir), EPOCHS, BATCH),
+    with ddp.child_stderr_to(stderr_path), ddp.meeting_point() as port:
+        context = mp.spawn(ddp.ddp_worker, args=(WORLD_SIZE, port, str(out_dir), EPOCHS, BATCH),
                            nprocs=WORLD_SIZE, join=False)
         deadline = time.monotonic() + timeout
         outcome, detail = "ok", ""
