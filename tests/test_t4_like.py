@@ -112,3 +112,19 @@ def test_the_switch_from_outside_reaches_every_process_and_nothing_without_it() 
     assert lines == ["True False 0 True", "True False 0 True"]  # installed, the cap queued until CUDA starts
     untouched = run_python("import sys; print('torch' in sys.modules, 't4_like' in sys.modules)")
     assert untouched == "False False"  # without the variable the site imports nothing
+
+
+def test_the_check_says_how_to_switch_it_on_and_passes_a_cpu_dry_run() -> None:
+    def check(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+        environ = {k: v for k, v in os.environ.items() if k not in ("NB_GPU_LIKE", "NVIDIA_TF32_OVERRIDE")}
+        environ.update(PYTHONPATH=os.pathsep.join([str(ROOT / "tests" / "t4_site"), str(ROOT)]), **env)
+        return subprocess.run([sys.executable, "tests/t4_like.py", *args], env=environ, cwd=ROOT,
+                              capture_output=True, text=True, timeout=120)
+
+    off = check("--cpu-dry-run")
+    assert off.returncode == 1 and "set NB_GPU_LIKE=t4 and put tests/t4_site first on PYTHONPATH" in off.stdout
+    dry = check("--cpu-dry-run", NB_GPU_LIKE="t4", CUDA_VISIBLE_DEVICES="")
+    assert dry.returncode == 0 and dry.stdout.endswith("T4-like: everything holds\n"), dry.stdout + dry.stderr
+    assert "is_bf16_supported(including_emulation=False) False" in dry.stdout
+    no_gpu = check(NB_GPU_LIKE="t4", CUDA_VISIBLE_DEVICES="")  # on a GPU machine, the check needs its GPU
+    assert no_gpu.returncode == 1 and "T4-like: no CUDA GPU" in no_gpu.stdout
