@@ -110,11 +110,25 @@ def index(tmp_path: Path) -> Iterator[Index]:
     server.close()
 
 
+_REFUSING: list[socket.socket] = []  # the port of refused_url, bound while this module's tests run
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _refusing_port_closed_after_the_module() -> Iterator[None]:
+    yield
+    while _REFUSING:
+        _REFUSING.pop().close()
+
+
 def refused_url() -> str:
-    """An address on this machine where nothing listens: every connection is refused at once."""
-    with socket.socket() as probe:
+    """An address on this machine where nothing listens: every connection is refused at once. Its port stays bound,
+    not listening, until this module's tests are done (the socket is not inherited by the tools they start), so that
+    nothing else can take the port and answer."""
+    if not _REFUSING:
+        probe = socket.socket()
         probe.bind(("127.0.0.1", 0))
-        return f"http://127.0.0.1:{probe.getsockname()[1]}"
+        _REFUSING.append(probe)
+    return f"http://127.0.0.1:{_REFUSING[0].getsockname()[1]}"
 
 
 @pytest.fixture

@@ -81,12 +81,12 @@ def leftovers(folder: Path) -> list[str]:
 
 
 @pytest.fixture
-def refused_url() -> str:
-    """The address of a local port where nothing listens: every connection is refused at once."""
+def refused_url() -> Iterator[str]:
+    """The address of a local port where nothing listens: every connection is refused at once. The port stays bound,
+    not listening, until the test ends, so that nothing else can take it and answer."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    return f"https://127.0.0.1:{port}/project"
+        yield f"https://127.0.0.1:{probe.getsockname()[1]}/project"
 
 
 class SilentServer:
