@@ -3,9 +3,9 @@
 ``NB_SECOND_RUN=tf32`` (or ``plain``): after a notebook's last cell, every code cell runs again in the same kernel,
 as a student who presses "Run all" a second time runs it. An error in the second run fails it; its outputs are not
 compared (the first run's are). With ``tf32`` a cell made here runs between the two runs: it switches emulated TF32
-on in the kernel (``tests/tf32_emulation.py``, as ``tests/tf32_site/sitecustomize.py`` installs it) and sets
+on in the kernel (``tests/tf32_emulation.py``, as ``tests/switch_site/sitecustomize.py`` installs it) and sets
 ``NB_TF32=emulated`` for the processes the notebook starts from then on (notebook 08's DDP workers, which install
-it at start when ``tests/tf32_site`` is on ``PYTHONPATH``), then checks that a convolution rounds as a GPU of compute
+it at start when ``tests/switch_site`` is on ``PYTHONPATH``), then checks that a convolution rounds as a GPU of compute
 capability 8.0 or newer rounds it. So the second run computes as an A100 or H100 does, and a check comparing a TF32
 result with a float32 one fails there as it would on those GPUs (issue 37).
 
@@ -36,7 +36,7 @@ SECOND_RUN_ENV = "NB_SECOND_RUN"
 MASK_ENV = "NB_MASK_LIBRARY_MESSAGES"
 """A true value masks the messages of errors shown on purpose before nbval compares outputs."""
 
-SITECUSTOMIZE = Path(__file__).resolve().parent / "tf32_site" / "sitecustomize.py"
+SITECUSTOMIZE = Path(__file__).resolve().parent / "switch_site" / "sitecustomize.py"
 TF32_SWITCH = f"""\
 import os, runpy
 import torch

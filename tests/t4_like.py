@@ -24,7 +24,7 @@ float rounding differs too), ``torch.cuda.get_device_properties`` (name, capabil
 big GPU's) and ``torch.cuda.mem_get_info``. ``tools/gpu_check.sh`` also runs the part on 2 CPU cores, as Colab's
 free tier has.
 
-A test tool: nothing students run imports it. ``tests/t4_site/sitecustomize.py`` calls ``install`` at the start of
+A test tool: nothing students run imports it. ``tests/switch_site/sitecustomize.py`` calls ``install`` at the start of
 every Python process while ``NB_GPU_LIKE=t4``. ``python tests/t4_like.py``, run that way, measures that all of it
 holds on the GPU (``check``); ``tools/gpu_check.sh`` runs it before the notebooks.
 """
@@ -38,7 +38,7 @@ from collections.abc import Callable
 import torch
 
 ENV = "NB_GPU_LIKE"
-"""``NB_GPU_LIKE=t4`` (the one variable ``tools/gpu_check.sh`` sets, with ``tests/t4_site`` on ``PYTHONPATH``)."""
+"""``NB_GPU_LIKE=t4`` (the one variable ``tools/gpu_check.sh`` sets, with ``tests/switch_site`` on ``PYTHONPATH``)."""
 T4_MEMORY = 15 * 10**9
 """The bytes each GPU's allocator may reserve: 15 GB (14.0 GiB), issue 41's figure for Colab's T4."""
 
@@ -98,7 +98,7 @@ def check(dry_run: bool = False) -> list[str]:
     problems = []
     like = sys.modules.get("t4_like")
     if like is None or not like._installed:
-        return [f"not installed: set {ENV}=t4 and put tests/t4_site first on PYTHONPATH"]
+        return [f"not installed: set {ENV}=t4 and put tests/switch_site first on PYTHONPATH"]
     device = utils.get_device()
     print(f"device {device}, {utils.cpu_cores()} CPU cores; {ENV}={os.environ.get(ENV)}, "
           f"NVIDIA_TF32_OVERRIDE={os.environ.get('NVIDIA_TF32_OVERRIDE')}")

@@ -3,7 +3,7 @@
 The CUDA parts run on a GPU faked at torch's C layer (``tests/fake_cuda.py``: an 80 GiB GPU of compute capability
 9.0, as the H100 the project borrows), with the lazy initialisation played as torch plays it; everything in
 ``torch.cuda``'s Python, ``utils`` and ``lessons.memory`` runs for real. The switch from outside
-(``tests/t4_site``) runs in real subprocesses, as ``tools/gpu_check.sh`` starts them.
+(``tests/switch_site``) runs in real subprocesses, as ``tools/gpu_check.sh`` starts them.
 """
 
 from __future__ import annotations
@@ -31,8 +31,9 @@ def undone(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """``install`` changes this process for good; here everything it changes is put back after the test."""
     monkeypatch.setattr(t4_like, "_installed", [])
     monkeypatch.setattr(torch.cuda, "is_bf16_supported", torch.cuda.is_bf16_supported)
-    monkeypatch.delenv(t4_like.ENV, raising=False)
-    monkeypatch.delenv("NVIDIA_TF32_OVERRIDE", raising=False)
+    for name in (t4_like.ENV, "NVIDIA_TF32_OVERRIDE"):  # install sets both: each put back as it was, unset too
+        monkeypatch.setenv(name, "")  # (delenv alone records nothing to restore for a variable that is not set)
+        monkeypatch.delenv(name)
     conv, matmul = torch.backends.cudnn.allow_tf32, torch.get_float32_matmul_precision()
     yield
     torch.backends.cudnn.allow_tf32 = conv
@@ -91,7 +92,7 @@ def test_gpu_budget_stays_within_the_t4_cap_and_puts_it_back(monkeypatch: pytest
 def run_python(code: str, **env: str) -> str:
     """Run ``code`` in a new Python, as tools/gpu_check.sh starts one, and return what it prints."""
     environ = {k: v for k, v in os.environ.items() if k not in ("NB_GPU_LIKE", "NVIDIA_TF32_OVERRIDE")}
-    environ.update(PYTHONPATH=os.pathsep.join([str(ROOT / "tests" / "t4_site"), str(ROOT)]), **env)
+    environ.update(PYTHONPATH=os.pathsep.join([str(ROOT / "tests" / "switch_site"), str(ROOT)]), **env)
     done = subprocess.run([sys.executable, "-c", code], env=environ, cwd=ROOT, capture_output=True, text=True,
                           timeout=120, check=True)
     return done.stdout.strip()
@@ -117,12 +118,12 @@ def test_the_switch_from_outside_reaches_every_process_and_nothing_without_it() 
 def test_the_check_says_how_to_switch_it_on_and_passes_a_cpu_dry_run() -> None:
     def check(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
         environ = {k: v for k, v in os.environ.items() if k not in ("NB_GPU_LIKE", "NVIDIA_TF32_OVERRIDE")}
-        environ.update(PYTHONPATH=os.pathsep.join([str(ROOT / "tests" / "t4_site"), str(ROOT)]), **env)
+        environ.update(PYTHONPATH=os.pathsep.join([str(ROOT / "tests" / "switch_site"), str(ROOT)]), **env)
         return subprocess.run([sys.executable, "tests/t4_like.py", *args], env=environ, cwd=ROOT,
                               capture_output=True, text=True, timeout=120)
 
     off = check("--cpu-dry-run")
-    assert off.returncode == 1 and "set NB_GPU_LIKE=t4 and put tests/t4_site first on PYTHONPATH" in off.stdout
+    assert off.returncode == 1 and "set NB_GPU_LIKE=t4 and put tests/switch_site first on PYTHONPATH" in off.stdout
     dry = check("--cpu-dry-run", NB_GPU_LIKE="t4", CUDA_VISIBLE_DEVICES="")
     assert dry.returncode == 0 and dry.stdout.endswith("T4-like: everything holds\n"), dry.stdout + dry.stderr
     assert "is_bf16_supported(including_emulation=False) False" in dry.stdout

@@ -13,8 +13,8 @@ torch.backends.cudnn.flags(enabled=True, allow_tf32=False):``) gets full float32
 
 A test tool: nothing students run imports it. The other-end lane (``tools/other_python.sh``) switches it on from
 outside for each notebook's second run, in the kernel and in the processes it starts (notebook 08's DDP workers,
-which must compute as the kernel does): ``tests/nbval_lanes.py`` runs ``tests/tf32_site/sitecustomize.py`` in the
-kernel after setting ``NB_TF32=emulated``, and the lane puts ``tests/tf32_site`` first on ``PYTHONPATH``, so that
+which must compute as the kernel does): ``tests/nbval_lanes.py`` runs ``tests/switch_site/sitecustomize.py`` in the
+kernel after setting ``NB_TF32=emulated``, and the lane puts ``tests/switch_site`` first on ``PYTHONPATH``, so that
 Python's ``site`` module imports it at the start of every process started after that, which calls ``install``.
 ``utils.tf32_in_effect`` reads the same variable, so that it answers as on an Ampere GPU.
 """
@@ -83,7 +83,7 @@ _active: list[EmulatedTF32] = []
 def install() -> EmulatedTF32:
     """Switch emulated TF32 on for the rest of this thread's life (a kernel's, a worker's); return the mode.
 
-    Called once per process by ``tests/tf32_site/sitecustomize.py``; a second call returns the same mode.
+    Called once per process by ``tests/switch_site/sitecustomize.py``; a second call returns the same mode.
     """
     if not _active:
         mode = EmulatedTF32()

@@ -25,7 +25,7 @@
 #   full     every notebook in full mode, NB_GENERATED_DATA=1 (50,000 + 10,000 CIFAR-shaped images, 25,000
 #            PetImages-like JPEGs, generated), 09 and 10 first; GPU wall times recorded
 #   t4       every notebook in quick mode on the GPU made T4-like (tests/t4_like.py, switched on by NB_GPU_LIKE=t4
-#            with tests/t4_site first on PYTHONPATH, in every process): its allocator capped at 15 GB, TF32 off
+#            with tests/switch_site first on PYTHONPATH, in every process): its allocator capped at 15 GB, TF32 off
 #            (NVIDIA_TF32_OVERRIDE=0 and PyTorch's flags), torch.cuda.is_bf16_supported(including_emulation=False)
 #            False, so mixed precision takes float16 by utils.amp_dtype's own T4 branch; on 2 CPU cores as Colab's
 #            free tier (taskset). A check first measures that all of it holds; times not recorded
@@ -292,7 +292,7 @@ print(suite.get("tests"), suite.get("skipped"))' "$work/gpu-tests.xml")
             exit "$first"
           ) >"$log" 2>&1 ;;
         t4)  # the check first (in the same environment as the notebooks), then every notebook in quick mode
-          t4env="NB_GPU_LIKE=t4 PYTHONPATH=$PWD/tests/t4_site${PYTHONPATH:+:$PYTHONPATH}"
+          t4env="NB_GPU_LIKE=t4 PYTHONPATH=$PWD/tests/switch_site${PYTHONPATH:+:$PYTHONPATH}"
           if [ "$(nproc)" -gt 2 ] && command -v taskset >/dev/null; then prefix=(taskset -c 0,1); fi
           # shellcheck disable=SC2086
           env $t4env "${prefix[@]}" "$PYTHON" tests/t4_like.py $([ "$dry" = 1 ] && echo --cpu-dry-run) >"$log" 2>&1

@@ -72,9 +72,9 @@ tests() {  # the unit tests, natively, at one thread
 simulated() {  # strict pytest of "$@" on the simulated CPU, each notebook run twice, the second time in emulated TF32
   (
     source tools/other_cpu.env
-    # tests/nbval_lanes.py: the second run and the masked library messages; tests/tf32_site first on PYTHONPATH so
+    # tests/nbval_lanes.py: the second run and the masked library messages; tests/switch_site first on PYTHONPATH so
     # that the processes a notebook starts in its second run (NB_TF32=emulated by then) compute in TF32 too
-    export NB_SECOND_RUN=tf32 NB_MASK_LIBRARY_MESSAGES=1 PYTHONPATH="$PWD/tests/tf32_site${PYTHONPATH:+:$PYTHONPATH}"
+    export NB_SECOND_RUN=tf32 NB_MASK_LIBRARY_MESSAGES=1 PYTHONPATH="$PWD/tests/switch_site${PYTHONPATH:+:$PYTHONPATH}"
     echo "$("$venv/bin/python" -c 'import sys, torch; print("Python", sys.version.split()[0], "torch", torch.__version__)')," \
          "simulated CPU: ATEN_CPU_CAPABILITY=$ATEN_CPU_CAPABILITY ONEDNN_MAX_CPU_ISA=$ONEDNN_MAX_CPU_ISA" \
          "MKL_ENABLE_INSTRUCTIONS=$MKL_ENABLE_INSTRUCTIONS, $OMP_NUM_THREADS thread(s); every notebook twice in one" \
