@@ -22,7 +22,7 @@ It prints one row per loop and each loop's training images/s relative to the sou
   DataLoader over ``cifar10.CIFARArrays`` with ``--workers`` worker processes, and on CUDA pinned memory with
   ``non_blocking`` copies; SGD with momentum 0.9 as in the notebook. Batch 64 as in the source.
 - ``on-device``: the images are copied to the device once as uint8 and batches are cut there
-  (``cifar10.cifar10_device_batches``). It runs twice: at the source's batch of 64 (only the data loading
+  (``cifar10.device_batches``). It runs twice: at the source's batch of 64 (only the data loading
   changes) and at ``--big-batch`` images per step, which changes the batch size and so the optimisation.
 - ``on-device+item``: the on-device loop at each batch size with one ``loss.item()`` per batch, as loops that
   print or collect every loss do: it shows what waiting for the device on every step costs.
@@ -150,11 +150,11 @@ class Loop:
 def load_data(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Return train/test uint8 images and labels: the generated sample or real CIFAR-10, cut to the asked sizes."""
     if args.data == "cifar10":
-        train_images, train_labels, _ = cifar10.load_cifar10(train=True)
-        test_images, test_labels, _ = cifar10.load_cifar10(train=False)
+        train_images, train_labels, _ = cifar10.load_real(train=True)
+        test_images, test_labels, _ = cifar10.load_real(train=False)
     else:
-        train_images, train_labels = cifar10.make_quick_cifar10(args.train_images, seed=(0, 0))
-        test_images, test_labels = cifar10.make_quick_cifar10(args.test_images, seed=(0, 1))
+        train_images, train_labels = cifar10.draw_shapes(args.train_images, seed=(0, 0))
+        test_images, test_labels = cifar10.draw_shapes(args.test_images, seed=(0, 1))
     return (train_images[: args.train_images], train_labels[: args.train_images],
             test_images[: args.test_images], test_labels[: args.test_images])
 
@@ -162,7 +162,7 @@ def load_data(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, np.ndar
 def fresh_model(device: torch.device, momentum: float) -> tuple[nn.Module, torch.optim.Optimizer]:
     """Return the source's CNN on ``device`` (seed 0, so every loop starts alike) and its SGD optimizer (lr 0.01)."""
     torch.manual_seed(0)
-    model = cifar10.cifar10_cnn().to(device)
+    model = cifar10.cnn().to(device)
     return model, torch.optim.SGD(model.parameters(), lr=0.01, momentum=momentum)
 
 
@@ -170,7 +170,7 @@ def notebook_loop(args: argparse.Namespace, device: torch.device, data: tuple) -
     """Return notebook 06's loop on ``device``: its DataLoader settings, ``utils.train_epoch`` / ``utils.evaluate``."""
     train_images, train_labels, test_images, test_labels = data
     loss_fn = nn.CrossEntropyLoss()
-    transform = cifar10.cifar10_transform()
+    transform = cifar10.preprocess()
     loader_args = {"batch_size": 64, "num_workers": args.workers, "pin_memory": device.type == "cuda",
                    "persistent_workers": args.workers > 0}
     train_nb = DataLoader(cifar10.CIFARArrays(train_images, train_labels, range(10), transform), shuffle=True,
@@ -221,9 +221,9 @@ def build_loops(args: argparse.Namespace, device: torch.device, data: tuple) -> 
         return Loop(
             "on-device+item" if item_per_step else "on-device", batch, "-",
             lambda batches: train(model_dev, batches, loss_fn, optimizer_dev, device),
-            lambda: utils.evaluate(model_dev, cifar10.cifar10_device_batches(test_x, test_y, batch, shuffle=False),
+            lambda: utils.evaluate(model_dev, cifar10.device_batches(test_x, test_y, batch, shuffle=False),
                                    loss_fn, device),
-            lambda: cifar10.cifar10_device_batches(train_x, train_y, batch),
+            lambda: cifar10.device_batches(train_x, train_y, batch),
             upload_s=upload_s,
         )
 
@@ -337,7 +337,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, object]]:
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else device.type
     print(f"device: {device.type} ({name}) | torch {torch.__version__} | {torch.get_num_threads()} CPU threads of "
           f"{utils.cpu_cores()} cores | data: {args.data}, {args.train_images} train / {args.test_images} test "
-          f"images | model: cifar10.cifar10_cnn()")
+          f"images | model: cifar10.cnn()")
     data = load_data(args)
     rows = run(args, data)
     print_table(rows)

@@ -16,7 +16,7 @@ indices (its model converts each batch to float on the device, where that costs 
   ragged list (today's NumPy needs ``dtype=object`` for that), ``np.load(allow_pickle=True)`` and
   ``torch.Tensor(list of arrays)``, the conversion torch warns is extremely slow.
 - ``source, 2nd run``: what the source does once the .npy exists: ``np.load`` + ``torch.Tensor(list)``.
-- ``ours, build``: ``petimages.load_or_build_petimages(rebuild=True)``: scan and count problems, decode with
+- ``ours, build``: ``petimages.load_or_build(rebuild=True)``: scan and count problems, decode with
   PIL's draft mode on every core into one preallocated array, save one tensor file.
 - ``ours, cache``: the same call once the tensor file exists: a scan of the folders (every entry's name, size
   and modification time, to check that the cache is not out of date), then ``torch.load`` of that file.
@@ -68,7 +68,7 @@ def make_photos(root: Path, n_images: int, seed: int = 0) -> Path:
     grain = rng.normal(0, 5, (768, 1024, 3)).astype(np.float32)
     pets = root / "PetImages"
     for index in range(n_images):
-        name = petimages.PET_CLASSES[index % 2]
+        name = petimages.CLASSES[index % 2]
         (pets / name).mkdir(parents=True, exist_ok=True)
         width = int(rng.integers(400, 501))
         height = int(rng.integers(300, 376))
@@ -116,7 +116,7 @@ def source_second_run(workdir: Path) -> tuple[torch.Tensor, torch.Tensor]:
 
 def ours(pets: Path, cache: Path, rebuild: bool, workers: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """Notebook 07's path: the cached uint8 tensor (N, 1, 50, 50) and labels, built first when ``rebuild``."""
-    data = petimages.load_or_build_petimages(pets, cache, SIZE, rebuild=rebuild, workers=workers)
+    data = petimages.load_or_build(pets, cache, SIZE, rebuild=rebuild, workers=workers)
     return data["images"].unsqueeze(1), data["labels"]  # the notebook's model scales pixels on the device
 
 

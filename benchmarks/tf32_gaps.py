@@ -91,8 +91,8 @@ def main() -> None:
           + ", ".join(f"{a} against {b} {n}" for (a, b), n in moved.items()))
 
     torch.manual_seed(0)
-    cnn = cifar10.cifar10_cnn()
-    reference = cifar10.cifar10_cnn()
+    cnn = cifar10.cnn()
+    reference = cifar10.cnn()
     reference.load_state_dict(cnn.state_dict())
     reference.double()
     images = torch.randn(64, 3, 32, 32)

@@ -21,19 +21,19 @@ from torch.utils.hooks import RemovableHandle
 import utils
 from utils import DATA_DIR, atomic_save, shown_path
 
-CIFAR10_MEAN: tuple[float, float, float] = (0.4914, 0.4822, 0.4465)
+MEAN: tuple[float, float, float] = (0.4914, 0.4822, 0.4465)
 """Per-channel mean of the CIFAR-10 training images scaled to [0, 1] (what ``Normalize`` subtracts)."""
 
-CIFAR10_STD: tuple[float, float, float] = (0.2470, 0.2435, 0.2616)
+STD: tuple[float, float, float] = (0.2470, 0.2435, 0.2616)
 """Per-channel standard deviation of the CIFAR-10 training images scaled to [0, 1]."""
 
-CIFAR10_ARCHIVE = "cifar-10-python.tar.gz"
+ARCHIVE = "cifar-10-python.tar.gz"
 """The file torchvision downloads into ``data/`` (170 MB); its address is ``torchvision.datasets.CIFAR10.url``."""
 
-CIFAR10_PAGE = "https://www.cs.toronto.edu/~kriz/cifar.html"
+PAGE = "https://www.cs.toronto.edu/~kriz/cifar.html"
 """The data set's home page (Alex Krizhevsky's), which describes CIFAR-10 and links the archive."""
 
-QUICK_CIFAR10_CLASSES: tuple[str, ...] = (
+GENERATED_CLASSES: tuple[str, ...] = (
     "h-stripes",
     "v-stripes",
     "diagonals",
@@ -48,7 +48,7 @@ QUICK_CIFAR10_CLASSES: tuple[str, ...] = (
 """Class names of the generated quick-mode sample: one shape or texture per class, drawn in random colours."""
 
 
-def cifar10_cnn() -> nn.Sequential:
+def cnn() -> nn.Sequential:
     """Return the source's CIFAR-10 network: three 5x5 conv + max-pool blocks, then two linear layers (10 logits)."""
     return nn.Sequential(
         nn.Conv2d(3, 32, kernel_size=5, padding=2),
@@ -79,11 +79,11 @@ def clip_gradients_before_step(optimizer: torch.optim.Optimizer, max_norm: float
     return optimizer.register_step_pre_hook(clip)
 
 
-def cifar10_transform() -> Callable[[Any], torch.Tensor]:
+def preprocess() -> Callable[[Any], torch.Tensor]:
     """Return the per-image transform: uint8 (32, 32, 3) image -> normalised float32 (3, 32, 32) tensor."""
     from torchvision import transforms
 
-    return transforms.Compose([transforms.ToTensor(), transforms.Normalize(CIFAR10_MEAN, CIFAR10_STD)])
+    return transforms.Compose([transforms.ToTensor(), transforms.Normalize(MEAN, STD)])
 
 
 class CIFARArrays(torch.utils.data.Dataset):
@@ -123,9 +123,9 @@ class CIFARArrays(torch.utils.data.Dataset):
         return image, int(self.labels[index])
 
 
-def cifar10_damaged_files(root: str | os.PathLike[str]) -> list[Path]:
+def damaged_files(root: str | os.PathLike[str]) -> list[Path]:
     """Return the CIFAR-10 files in ``root`` whose MD5 is not the one torchvision checks: the archive
-    (``CIFAR10_ARCHIVE``) and the unpacked batches and meta file (missing files are not listed)."""
+    (``ARCHIVE``) and the unpacked batches and meta file (missing files are not listed)."""
     from torchvision.datasets import CIFAR10
     from torchvision.datasets.utils import check_integrity
 
@@ -163,11 +163,11 @@ UNAVAILABLE: dict[str, dict[str, str]] = {
         "and": "、",
     },
 }
-"""The parts of ``cifar10_unavailable_message`` in each language: the message around what failed, and what failed
+"""The parts of ``unavailable_message`` in each language: the message around what failed, and what failed
 (torchvision could not download or find the data, perhaps after removing a bad download; or files are damaged)."""
 
 
-def cifar10_unavailable_message(
+def unavailable_message(
     root: str | os.PathLike[str],
     error: BaseException,
     download: bool = True,
@@ -187,7 +187,7 @@ def cifar10_unavailable_message(
 
 
 def _unavailable_text(lang: str, where: str, error: str, download: bool, names: list[str], removed: str | None) -> str:
-    """Return ``cifar10_unavailable_message`` in ``lang`` from its parts, as shown (``stored_output`` parses them back
+    """Return ``unavailable_message`` in ``lang`` from its parts, as shown (``stored_output`` parses them back
     out of a stored message)."""
     words = UNAVAILABLE[lang]
     if names:
@@ -203,7 +203,7 @@ def _cifar10_files() -> dict[str, str]:
     """Return the fixed parts of ``UNAVAILABLE["message"]``: the archive's address and name, the page, the folder."""
     from torchvision.datasets import CIFAR10
 
-    return {"url": CIFAR10.url, "archive": CIFAR10_ARCHIVE, "page": CIFAR10_PAGE, "folder": CIFAR10.base_folder}
+    return {"url": CIFAR10.url, "archive": ARCHIVE, "page": PAGE, "folder": CIFAR10.base_folder}
 
 
 def _template_pattern(template: str, **fixed: str) -> str:
@@ -219,7 +219,7 @@ def _template_pattern(template: str, **fixed: str) -> str:
 
 
 def _parse_unavailable(text: str) -> tuple[int, int, tuple[str, str, bool, list[str], str | None]] | None:
-    """Return ``(start, end, (where, error, download, names, removed))`` of the first ``cifar10_unavailable_message``
+    """Return ``(start, end, (where, error, download, names, removed))`` of the first ``unavailable_message``
     (in either language) in ``text``, else None."""
     import re
 
@@ -241,7 +241,7 @@ def _parse_unavailable(text: str) -> tuple[int, int, tuple[str, str, bool, list[
     return None
 
 
-def load_cifar10(
+def load_real(
     train: bool, root: str | os.PathLike[str] = DATA_DIR, download: bool = True, lang: str | None = None
 ) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Return ``(images, labels, class names)`` of the real CIFAR-10 train or test split, downloaded into ``root``.
@@ -249,10 +249,10 @@ def load_cifar10(
     torchvision checks the MD5 of every file it reads, every time (the unpacked batches; the archive before it
     unpacks it), downloads the archive when they are missing or damaged, and unpacks it: an archive copied from any
     mirror is checked the same way. If that fails (offline, blocked, corrupt file) this raises ONE RuntimeError,
-    ``cifar10_unavailable_message`` in ``lang`` (by default the edition's language; notebook 06 shows this error,
+    ``unavailable_message`` in ``lang`` (by default the edition's language; notebook 06 shows this error,
     and ``stored_output`` gives its stored copy the Chinese edition's words), which names the damaged files it
     finds; an archive this call wrote that is not CIFAR-10's (a download cut off, or a wrong one) is deleted. It
-    never switches to other data (``cifar10_datasets`` decides what happens next).
+    never switches to other data (``datasets`` decides what happens next).
     """
     import tarfile
 
@@ -263,12 +263,12 @@ def load_cifar10(
     try:
         dataset = CIFAR10(root=str(root), train=train, download=download)
     except (OSError, RuntimeError, EOFError, tarfile.TarError) as error:
-        damaged, removed = cifar10_damaged_files(root), None
+        damaged, removed = damaged_files(root), None
         if archive in damaged and _stamp(archive) != before:  # written by this call: nothing half-written is kept
             archive.unlink()
             damaged.remove(archive)
             removed = archive
-        message = cifar10_unavailable_message(root, error, download, lang, damaged, removed)
+        message = unavailable_message(root, error, download, lang, damaged, removed)
         raise RuntimeError(message) from None
     return dataset.data, np.asarray(dataset.targets, dtype=np.int64), list(dataset.classes)
 
@@ -278,10 +278,10 @@ def _stamp(path: Path) -> tuple[int, int] | None:
     return (path.stat().st_size, path.stat().st_mtime_ns) if path.is_file() else None
 
 
-def make_quick_cifar10(n_images: int, seed: int | tuple[int, ...] = 0) -> tuple[np.ndarray, np.ndarray]:
+def draw_shapes(n_images: int, seed: int | tuple[int, ...] = 0) -> tuple[np.ndarray, np.ndarray]:
     """Return ``(images, labels)``: ``n_images`` generated uint8 (32, 32, 3) images of 10 balanced classes.
 
-    Each class is a shape or texture (``QUICK_CIFAR10_CLASSES``) of random size, position and colours on a
+    Each class is a shape or texture (``GENERATED_CLASSES``) of random size, position and colours on a
     random background, plus pixel noise: colour and place tell nothing, so a network must learn the shapes.
     The same seed gives the same bytes on every machine (integer arithmetic and exact comparisons only).
     """
@@ -321,7 +321,7 @@ def make_quick_cifar10(n_images: int, seed: int | tuple[int, ...] = 0) -> tuple[
     return images, labels.astype(np.int64)
 
 
-def quick_cifar10(
+def generated_sample(
     root: str | os.PathLike[str] = DATA_DIR, n_train: int = 3000, n_test: int = 1000, seed: int = 0
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Return ``(train_images, train_labels, test_images, test_labels)`` of the quick sample, cached in ``root``.
@@ -337,14 +337,14 @@ def quick_cifar10(
             return tuple(stored[key].numpy() for key in keys)  # type: ignore[return-value]
         except Exception:  # damaged files surface as many error types (notebook 05): rebuild below
             pass
-    train_images, train_labels = make_quick_cifar10(n_train, (seed, 0))
-    test_images, test_labels = make_quick_cifar10(n_test, (seed, 1))
+    train_images, train_labels = draw_shapes(n_train, (seed, 0))
+    test_images, test_labels = draw_shapes(n_test, (seed, 1))
     arrays = (train_images, train_labels, test_images, test_labels)
     atomic_save({key: torch.from_numpy(array) for key, array in zip(keys, arrays, strict=True)}, path)
     return arrays
 
 
-def cifar10_datasets(
+def datasets(
     quick: bool,
     root: str | os.PathLike[str] = DATA_DIR,
     transform: Callable[[Any], Any] | None = None,
@@ -352,7 +352,7 @@ def cifar10_datasets(
 ) -> tuple[CIFARArrays, CIFARArrays]:
     """Return ``(train_set, test_set)``: real CIFAR-10, or generated CIFAR-shaped images, and say which.
 
-    Both are ``CIFARArrays`` with the same transform (default ``cifar10_transform()``); ``is_generated`` tells the
+    Both are ``CIFARArrays`` with the same transform (default ``preprocess()``); ``is_generated`` tells the
     kinds apart. ``quick=True``: the generated quick sample (3,000 + 1,000). Full mode: real CIFAR-10 from
     ``root`` (downloaded there if ``download``). When it cannot be had, it prints a banner to stderr (what failed,
     where to get the archive and where to put it) and goes on with generated images of CIFAR-10's size and shape
@@ -361,10 +361,10 @@ def cifar10_datasets(
     (``utils.set_language``).
     """
 
-    transform = cifar10_transform() if transform is None else transform
-    generated_classes = list(QUICK_CIFAR10_CLASSES)
+    transform = preprocess() if transform is None else transform
+    generated_classes = list(GENERATED_CLASSES)
     if quick:
-        train_images, train_labels, test_images, test_labels = quick_cifar10(root)
+        train_images, train_labels, test_images, test_labels = generated_sample(root)
         classes = generated_classes
     elif utils.env_flag(utils.GENERATED_ENV):
         print(
@@ -373,12 +373,12 @@ def cifar10_datasets(
                 f"已设置{utils.GENERATED_ENV}：使用生成的、与CIFAR-10形状相同的图像（50,000 + 10,000张），不是CIFAR-10",
             )
         )
-        train_images, train_labels, test_images, test_labels = quick_cifar10(root, n_train=50_000, n_test=10_000)
+        train_images, train_labels, test_images, test_labels = generated_sample(root, n_train=50_000, n_test=10_000)
         classes = generated_classes
     else:
         try:
-            train_images, train_labels, classes = load_cifar10(train=True, root=root, download=download)
-            test_images, test_labels, _ = load_cifar10(train=False, root=root, download=download)
+            train_images, train_labels, classes = load_real(train=True, root=root, download=download)
+            test_images, test_labels, _ = load_real(train=False, root=root, download=download)
         except RuntimeError as error:
             strict = utils.STRICT_DATA_ENV
             if utils.env_flag(strict):
@@ -393,7 +393,7 @@ def cifar10_datasets(
                 f"下面的每个准确率都是在这些图像上得到的。\n（设置{strict}=1可以让它在这里停止。）",
             )
             utils.announce_generated_data(str(error), goes_on)
-            train_images, train_labels, test_images, test_labels = quick_cifar10(root, n_train=50_000, n_test=10_000)
+            train_images, train_labels, test_images, test_labels = generated_sample(root, n_train=50_000, n_test=10_000)
             classes = generated_classes
     return (
         CIFARArrays(train_images, train_labels, classes, transform),
@@ -403,7 +403,7 @@ def cifar10_datasets(
 
 def is_generated(dataset: CIFARArrays) -> bool:
     """Return True if ``dataset`` holds the project's generated shapes (its classes), False for real CIFAR-10."""
-    return dataset.classes == list(QUICK_CIFAR10_CLASSES)
+    return dataset.classes == list(GENERATED_CLASSES)
 
 
 DATA_LABELS: dict[str, dict[str, str]] = {
@@ -423,7 +423,7 @@ def data_label(dataset: CIFARArrays, lang: str | None = None) -> str:
 def stored_output(text: str, lang: str) -> str:
     """Return ``text``, a stored output of notebook 06 in either language, as the ``lang`` edition prints it.
 
-    A stored output is printed in quick mode: every ``cifar10_unavailable_message`` in it (the error 06 shows on
+    A stored output is printed in quick mode: every ``unavailable_message`` in it (the error 06 shows on
     purpose) is rebuilt from its parts in ``lang``, and the label of the generated shapes (``DATA_LABELS``) is put
     in ``lang`` wherever it stands; "CIFAR-10" reads the same in both. Anything else is left as it is.
     tools/translate.py gives every stored output of a Chinese notebook through this.
@@ -440,7 +440,7 @@ def stored_output(text: str, lang: str) -> str:
     return text
 
 
-def cifar10_device_batches(
+def device_batches(
     images: torch.Tensor,
     labels: torch.Tensor,
     batch_size: int,
@@ -449,7 +449,7 @@ def cifar10_device_batches(
 ) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
     """Yield normalised ``(inputs, labels)`` batches cut from uint8 (N, 32, 32, 3) ``images`` on their device.
 
-    Same values as ``cifar10_transform()`` + a DataLoader, without per-image Python work or host-to-device
+    Same values as ``preprocess()`` + a DataLoader, without per-image Python work or host-to-device
     copies: for a dataset that fits in GPU memory (CIFAR-10 is 150 MB as uint8) this keeps the GPU busy.
     """
     device = images.device
@@ -457,8 +457,8 @@ def cifar10_device_batches(
         order = torch.randperm(len(labels), generator=generator).to(device)
     else:
         order = torch.arange(len(labels), device=device)
-    mean = torch.tensor(CIFAR10_MEAN, device=device).view(1, 3, 1, 1)
-    std = torch.tensor(CIFAR10_STD, device=device).view(1, 3, 1, 1)
+    mean = torch.tensor(MEAN, device=device).view(1, 3, 1, 1)
+    std = torch.tensor(STD, device=device).view(1, 3, 1, 1)
     for start in range(0, len(order), batch_size):
         index = order[start : start + batch_size]
         # contiguous(): the DataLoader's NCHW memory layout, so that only the data loading differs

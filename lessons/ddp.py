@@ -2,7 +2,7 @@
 
 The process that starts the workers opens their meeting point (``meeting_point``); each worker joins the process
 group there (``join_group``), trains on its rank's shard (``train_shard``), saves the checkpoint from rank 0 behind
-a barrier and reports what it did (``ddp_worker``). ``child_stderr_to`` keeps what child processes print to stderr
+a barrier and reports what it did (``worker``). ``child_stderr_to`` keeps what child processes print to stderr
 out of a notebook's outputs; ``stdout_to_devnull`` keeps gloo's connection line (torch 2.8) out of them.
 
 Lesson module (see ``lessons/__init__.py`` for where code lives): it imports ``utils``; ``utils`` never imports it.
@@ -35,14 +35,14 @@ from torch.utils.data import DataLoader, DistributedSampler
 from utils import atomic_save
 
 
-def ddp_toy_data(n: int = 512, seed: int = 0) -> torch.utils.data.TensorDataset:
+def toy_data(n: int = 512, seed: int = 0) -> torch.utils.data.TensorDataset:
     """Return a fixed classification set: n points in 20 dimensions, the class set by the sum of the first 10."""
     generator = torch.Generator().manual_seed(seed)
     features = torch.randn(n, 20, generator=generator)
     return torch.utils.data.TensorDataset(features, (features[:, :10].sum(dim=1) > 0).long())
 
 
-def ddp_toy_model() -> nn.Sequential:
+def toy_model() -> nn.Sequential:
     """Return the small classifier that notebook 08 trains in several processes."""
     return nn.Sequential(nn.Linear(20, 64), nn.ReLU(), nn.Linear(64, 2))
 
@@ -76,7 +76,7 @@ def train_shard(model: nn.Module, device: torch.device, epochs: int, batch_size:
                 seed: int) -> tuple[list[list[int]], torch.Tensor]:
     """Train `model` wrapped in DDP on this rank's shard; return each epoch's example indices and every loss."""
     ddp_model = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
-    dataset = ddp_toy_data(seed=seed)
+    dataset = toy_data(seed=seed)
     sampler = DistributedSampler(dataset, shuffle=True, seed=seed)  # rank and world size from the group
     loader = DataLoader(dataset, batch_size=batch_size, sampler=sampler)
     optimizer = torch.optim.SGD(ddp_model.parameters(), lr=lr)
@@ -93,13 +93,13 @@ def train_shard(model: nn.Module, device: torch.device, epochs: int, batch_size:
     return indices, torch.stack(losses).cpu()
 
 
-def ddp_worker(rank: int, world_size: int, port: int, out_dir: str, epochs: int = 2, batch_size: int = 16,
+def worker(rank: int, world_size: int, port: int, out_dir: str, epochs: int = 2, batch_size: int = 16,
                lr: float = 0.1, seed: int = 0) -> None:
     """One DDP process: train on this rank's shard; rank 0 saves checkpoint.pt; each rank writes rank<r>.pt."""
     device = join_group(rank, world_size, port)
     try:
         torch.manual_seed(seed)  # the same initial weights in every process
-        model = ddp_toy_model().to(device)
+        model = toy_model().to(device)
         indices, losses = train_shard(model, device, epochs, batch_size, lr, seed)
         checkpoint = Path(out_dir) / "checkpoint.pt"
         if rank == 0:  # one writer; the plain model's state_dict, without DDP's "module." prefix

@@ -726,7 +726,7 @@ def _check_06_3(augment: Callable[[Any], Any], hidden: bool = False) -> None:
     if not all(isinstance(o, torch.Tensor) and o.shape == (3, 32, 32) and o.dtype == torch.float32 for o in outputs):
         raise _wrong("`augment(image)` of a uint8 (32, 32, 3) image is not a float32 (3, 32, 32) tensor",
                      "`augment(image)`作用于uint8 (32, 32, 3)图像的结果不是float32 (3, 32, 32)张量")
-    mean, std = (torch.tensor(v).view(3, 1, 1) for v in (cifar10.CIFAR10_MEAN, cifar10.CIFAR10_STD))
+    mean, std = (torch.tensor(v).view(3, 1, 1) for v in (cifar10.MEAN, cifar10.STD))
     plain = torch.from_numpy(image).permute(2, 0, 1).float() / 255
     norm = (plain - mean) / std
     # Every augmented image: a 32x32 window of the image padded by 4 (with zeros before or after normalising, or
@@ -776,7 +776,7 @@ def _check_07_1(dropped: Any, data: dict[str, Any], pet_dir: Path) -> None:
         raise _wrong(f"`dropped` names {outside[:3]}, which the default build did not keep either",
                      f"`dropped`里的{outside[:3]}本来就没有被默认构建保留")
     for name in sorted(names):
-        _, notes, _ = petimages.load_petimage(Path(pet_dir) / name, size=8, keep_truncated=False)
+        _, notes, _ = petimages.load_photo(Path(pet_dir) / name, size=8, keep_truncated=False)
         if notes.get("unreadable") != "truncated":
             raise _wrong(f"`{name}` is not a truncated JPEG: keep_truncated=False keeps it",
                          f"`{name}`不是截断的JPEG：keep_truncated=False也会保留它")
@@ -976,7 +976,7 @@ def _check_09_2(sizes: Any, rates: Any, big_batch: int) -> None:
 
 
 _STEP_FLOPS, _FORWARD_FLOPS, _STEP_WITH_IMAGE_GRAD_FLOPS = 138_419_712, 49_416_704, 148_250_112
-"""FlopCounterMode's counts for lesson 09's ``probe`` (``cifar10.cifar10_cnn()``) on a batch of 2: a training step,
+"""FlopCounterMode's counts for lesson 09's ``probe`` (``cifar10.cnn()``) on a batch of 2: a training step,
 the forward pass alone, and a step with images that require a gradient (tests/test_exercises.py recounts them)."""
 
 
@@ -1005,7 +1005,7 @@ def _check_09_3(forwards_per_step: Any, forwards_with_image_grad: Any, no_grad_l
 _CONV_OUTPUTS = [(32, 32, 32), (32, 16, 16), (64, 8, 8)]
 _POOLED = [(32, 16, 16), (32, 8, 8), (64, 4, 4)]
 _SAVED_PER_IMAGE, _SAVED_PER_BATCH = 315_688, 4
-"""Bytes that ``cifar10.cifar10_cnn()`` and its cross-entropy save for backward per 3x32x32 image (lesson 10,
+"""Bytes that ``cifar10.cnn()`` and its cross-entropy save for backward per 3x32x32 image (lesson 10,
 sections 2 and 3), and per batch whatever its size."""
 
 
@@ -1050,7 +1050,7 @@ def _check_10_3(adam_largest: Any, sgd_largest: int, budget: int) -> None:
         return
     from lessons import cifar10
 
-    params = sum(p.numel() * p.element_size() for p in cifar10.cifar10_cnn().parameters())
+    params = sum(p.numel() * p.element_size() for p in cifar10.cnn().parameters())
     if value != (budget - 3 * params - _SAVED_PER_BATCH) // _SAVED_PER_IMAGE:  # the simulation on a CPU is exact
         raise _wrong(f"`adam_largest` is {value}: not the largest batch whose saved activations fit the budget beside "
                      "Adam's gradients and state",

@@ -19,10 +19,10 @@ import torch
 import utils
 from utils import DATA_DIR, atomic_save, shown_path
 
-PET_CLASSES: tuple[str, str] = ("Cat", "Dog")
+CLASSES: tuple[str, str] = ("Cat", "Dog")
 """Folder names under ``PetImages/``; an image's label is its folder's index here (cat 0, dog 1)."""
 
-PET_KINDS: tuple[str, ...] = (
+KINDS: tuple[str, ...] = (
     "kept",
     "grayscale",
     "CMYK",
@@ -32,11 +32,11 @@ PET_KINDS: tuple[str, ...] = (
     "not an image",
     "unreadable",
 )
-"""Rows every cleaning report starts with (``make_quick_petimages`` writes one file of each): images kept, what
+"""Rows every cleaning report starts with (``make_quick`` writes one file of each): images kept, what
 some of them had (converted, warned about, decoded from a file that ends early), then three reasons to skip a file.
-Rows for other image modes and for the rarer reasons in ``PET_SKIP_KINDS`` are added when they occur."""
+Rows for other image modes and for the rarer reasons in ``SKIP_KINDS`` are added when they occur."""
 
-PET_SKIP_KINDS: tuple[str, ...] = (
+SKIP_KINDS: tuple[str, ...] = (
     "zero-byte",
     "not an image",
     "unreadable",
@@ -46,24 +46,24 @@ PET_SKIP_KINDS: tuple[str, ...] = (
 )
 """Why an entry of a class folder is skipped. Each entry is counted once: as "kept" or as one of these."""
 
-PETIMAGES_CACHE_FORMAT = 2
-"""Version of the cache file ``load_or_build_petimages`` writes (the first had no such key: names joined by "\n")."""
+CACHE_FORMAT = 2
+"""Version of the cache file ``load_or_build`` writes (the first had no such key: names joined by "\n")."""
 
-PETIMAGES_URL = (
+URL = (
     "https://download.microsoft.com/download/3/E/1/3E1C3F21-ECDB-4869-8368-6DEBA77B919F/kagglecatsanddogs_5340.zip"
 )
 """Microsoft's download of the Kaggle cats-and-dogs images (the PetImages folders)."""
 
-PETIMAGES_PAGE = "https://www.microsoft.com/en-us/download/details.aspx?id=54765"
+PAGE = "https://www.microsoft.com/en-us/download/details.aspx?id=54765"
 """Microsoft's download centre page "Kaggle Cats and Dogs Dataset": where a person downloads the zip in a browser."""
 
-PETIMAGES_ZIP_NAME = "kagglecatsanddogs_5340.zip"
-"""The zip's name; ``get_petimages`` looks for it in its data folder (``data/`` by default)."""
+ZIP_NAME = "kagglecatsanddogs_5340.zip"
+"""The zip's name; ``fetch`` looks for it in its data folder (``data/`` by default)."""
 
-PETIMAGES_ZIP_BYTES = 824_887_076
+ZIP_BYTES = 824_887_076
 """Exact size of ``kagglecatsanddogs_5340.zip``: a file of any other size is incomplete or not the right one."""
 
-PETIMAGES_ZIP_SHA256 = "b7974bd00a84a99921f36ee4403f089853777b5ae8d151c76a86e64900334af9"
+ZIP_SHA256 = "b7974bd00a84a99921f36ee4403f089853777b5ae8d151c76a86e64900334af9"
 """SHA-256 of Microsoft's ``kagglecatsanddogs_5340.zip``, so that a copy from any mirror can be checked. Not measured
 here (no download works where the project is tested): it is the value two independent public projects check this
 download against, Hugging Face datasets (``datasets/cats_vs_dogs/dataset_infos.json``, with the same 824,887,076
@@ -136,23 +136,23 @@ def file_sha256(path: str | os.PathLike[str]) -> str:
         return hashlib.file_digest(file, "sha256").hexdigest()
 
 
-def check_petimages_zip(zip_path: str | os.PathLike[str]) -> None:
+def check_zip(zip_path: str | os.PathLike[str]) -> None:
     """Raise OSError, with a message that names the file and says what to do, unless ``zip_path`` has the size and
-    the SHA-256 of Microsoft's PetImages zip (``PETIMAGES_ZIP_BYTES``, ``PETIMAGES_ZIP_SHA256``): a copy from any
+    the SHA-256 of Microsoft's PetImages zip (``ZIP_BYTES``, ``ZIP_SHA256``): a copy from any
     mirror or a classmate's machine is checked before it is unpacked."""
     shown, size = shown_path(zip_path), Path(zip_path).stat().st_size
-    if size != PETIMAGES_ZIP_BYTES:
+    if size != ZIP_BYTES:
         raise OSError(
             utils.localized(
-                f"{shown} has {size:,} bytes, not {PETIMAGES_ZIP_BYTES:,}: it is incomplete or another file; delete it",
-                f"{shown}有{size:,}字节，而不是{PETIMAGES_ZIP_BYTES:,}字节：它不完整，或者是别的文件；请删除它",
+                f"{shown} has {size:,} bytes, not {ZIP_BYTES:,}: it is incomplete or another file; delete it",
+                f"{shown}有{size:,}字节，而不是{ZIP_BYTES:,}字节：它不完整，或者是别的文件；请删除它",
             )
         )
-    if (digest := file_sha256(zip_path)) != PETIMAGES_ZIP_SHA256:
+    if (digest := file_sha256(zip_path)) != ZIP_SHA256:
         raise OSError(
             utils.localized(
-                f"{shown} is damaged: its SHA-256 is {digest}, not {PETIMAGES_ZIP_SHA256}; delete it",
-                f"{shown}已经损坏：它的SHA-256是{digest}，而不是{PETIMAGES_ZIP_SHA256}；请删除它",
+                f"{shown} is damaged: its SHA-256 is {digest}, not {ZIP_SHA256}; delete it",
+                f"{shown}已经损坏：它的SHA-256是{digest}，而不是{ZIP_SHA256}；请删除它",
             )
         )
 
@@ -179,15 +179,15 @@ def safe_extract(zip_path: str | os.PathLike[str], dest: str | os.PathLike[str])
     return dest
 
 
-def get_petimages(data_dir: str | os.PathLike[str] = DATA_DIR, url: str = PETIMAGES_URL) -> Path:
+def fetch(data_dir: str | os.PathLike[str] = DATA_DIR, url: str = URL) -> Path:
     """Return a PetImages folder (``Cat/`` and ``Dog/``): the real photos if they can be had, else generated ones.
 
     The real photos: ``data_dir/petimages/PetImages``, downloaded (resumable) unless the zip is there already (put
-    there by hand, from any mirror), checked (``check_petimages_zip``: size and SHA-256) and extracted the first
+    there by hand, from any mirror), checked (``check_zip``: size and SHA-256) and extracted the first
     time; an extraction that fails leaves nothing behind. When that fails (offline, refused, interrupted, a zip
     of the wrong size or a damaged one, named), it prints a banner to stderr that says what failed, where to get
-    the zip (``PETIMAGES_PAGE``) and where to put it, and how to switch on quick mode; then it goes on with a
-    generated set of the real one's size (``make_generated_petimages``) under ``data_dir/petimages-generated``.
+    the zip (``PAGE``) and where to put it, and how to switch on quick mode; then it goes on with a
+    generated set of the real one's size (``make_generated``) under ``data_dir/petimages-generated``.
     With ``NB_STRICT_DATA=1`` it raises RuntimeError with that message instead. With ``NB_GENERATED_DATA=1`` it
     returns the generated set at once and says so. ``data_label`` tells which kind a folder holds.
     """
@@ -201,16 +201,16 @@ def get_petimages(data_dir: str | os.PathLike[str] = DATA_DIR, url: str = PETIMA
                 f"已设置{utils.GENERATED_ENV}：使用25,000张生成的、类似PetImages的JPEG图片，不是真实的照片",
             )
         )
-        return make_generated_petimages(data_dir / "petimages-generated")
+        return make_generated(data_dir / "petimages-generated")
     pets = data_dir / "petimages" / "PetImages"
     if pets.is_dir():
         return pets
-    zip_path = data_dir / PETIMAGES_ZIP_NAME
+    zip_path = data_dir / ZIP_NAME
     tmp = data_dir / "petimages.part"
     try:
         if not zip_path.is_file():
-            download_file(url, zip_path, PETIMAGES_ZIP_BYTES, PETIMAGES_ZIP_SHA256)
-        check_petimages_zip(zip_path)
+            download_file(url, zip_path, ZIP_BYTES, ZIP_SHA256)
+        check_zip(zip_path)
         shutil.rmtree(tmp, ignore_errors=True)
         try:
             safe_extract(zip_path, tmp)
@@ -225,7 +225,7 @@ def get_petimages(data_dir: str | os.PathLike[str] = DATA_DIR, url: str = PETIMA
         shutil.rmtree(tmp, ignore_errors=True)  # nothing half-unpacked is kept
         reason = getattr(error, "reason", error)  # urllib wraps the network error
         reason = getattr(reason, "strerror", None) or reason  # "Connection refused", without paths or numbers
-        message = missing_petimages_message(str(reason) or type(error).__name__, zip_path)
+        message = missing_message(str(reason) or type(error).__name__, zip_path)
         if utils.env_flag(utils.STRICT_DATA_ENV):
             raise RuntimeError(message) from None
         goes_on = utils.localized(
@@ -235,25 +235,25 @@ def get_petimages(data_dir: str | os.PathLike[str] = DATA_DIR, url: str = PETIMA
             f"而不是关于真实照片的。\n（设置{utils.STRICT_DATA_ENV}=1可以让它在这里停止。）",
         )
         utils.announce_generated_data(message, goes_on)
-        return make_generated_petimages(data_dir / "petimages-generated")
+        return make_generated(data_dir / "petimages-generated")
     shutil.rmtree(pets.parent, ignore_errors=True)
     os.replace(tmp, pets.parent)  # an interrupted extraction never looks finished
     return pets
 
 
-def missing_petimages_message(reason: str, zip_path: str | os.PathLike[str]) -> str:
-    """Return what ``get_petimages`` says when the real photos cannot be had: what failed and how to get them, in
+def missing_message(reason: str, zip_path: str | os.PathLike[str]) -> str:
+    """Return what ``fetch`` says when the real photos cannot be had: what failed and how to get them, in
     the edition's language (``utils.set_language``)."""
     return utils.localized(
-        f"PetImages is not available ({reason}). To use the real photos: open {PETIMAGES_PAGE} "
+        f"PetImages is not available ({reason}). To use the real photos: open {PAGE} "
         f'(Microsoft\'s download centre, "Kaggle Cats and Dogs Dataset") in a browser, download '
-        f"{PETIMAGES_ZIP_NAME} ({PETIMAGES_ZIP_BYTES:,} bytes; a copy from any mirror will do, it is checked), put it "
+        f"{ZIP_NAME} ({ZIP_BYTES:,} bytes; a copy from any mirror will do, it is checked), put it "
         f"at {shown_path(zip_path)} and run again. "
         f"Or run in quick mode (a small generated sample, no download): set {utils.QUICK_ENV}=1 before starting "
         f"Jupyter, or put %env {utils.QUICK_ENV}=1 at the top of the first cell.",
-        f"无法使用PetImages（{reason}）。要使用真实的照片：在浏览器中打开{PETIMAGES_PAGE}"
-        f"（微软下载中心的“Kaggle Cats and Dogs Dataset”页面），下载{PETIMAGES_ZIP_NAME}"
-        f"（{PETIMAGES_ZIP_BYTES:,}字节；从任何镜像得到的副本都可以，使用前会检查它），放到{shown_path(zip_path)}，"
+        f"无法使用PetImages（{reason}）。要使用真实的照片：在浏览器中打开{PAGE}"
+        f"（微软下载中心的“Kaggle Cats and Dogs Dataset”页面），下载{ZIP_NAME}"
+        f"（{ZIP_BYTES:,}字节；从任何镜像得到的副本都可以，使用前会检查它），放到{shown_path(zip_path)}，"
         "然后重新运行。"
         f"或者使用快速模式（一个小的生成样本，不需要下载）：在启动Jupyter之前设置{utils.QUICK_ENV}=1，"
         f"或者在第一个单元格的最上面加上%env {utils.QUICK_ENV}=1。",
@@ -272,7 +272,7 @@ the real one's size (its word GENERATED kept in Chinese too, as the banner says 
 def data_label(pets: str | os.PathLike[str], lang: str | None = None) -> str:
     """Return what the PetImages folder ``pets`` holds, for outputs (``DATA_LABELS``): the quick sample, generated
     or real photos, in ``lang`` (``"en"`` or ``"zh"``; by default the edition's language, ``utils.set_language``)."""
-    stamp = Path(pets) / "done.txt"  # written by make_quick_petimages and make_generated_petimages, last
+    stamp = Path(pets) / "done.txt"  # written by make_quick and make_generated, last
     text = stamp.read_text() if stamp.is_file() else ""
     kind = "quick" if text.startswith("quick PetImages") else "real"
     kind = "generated" if text.startswith("generated PetImages") else kind
@@ -292,11 +292,11 @@ KIND_NAMES_ZH: dict[str, str] = {
     "broken link": "失效的链接",
     "unsupported mode": "不支持的模式",
 }
-"""The Chinese names of the cleaning report's rows (``PET_KINDS``, ``PET_SKIP_KINDS``); a row for another image mode
+"""The Chinese names of the cleaning report's rows (``KINDS``, ``SKIP_KINDS``); a row for another image mode
 than these (P, LA, I;16...) reads "P模式"."""
 
 DETAILS_ZH: dict[str, str] = {"truncated": "被截断", "directory": "文件夹", "socket": "套接字", "device": "设备文件"}
-"""The Chinese of the fixed details of a skipped entry (``load_petimage``, ``scan_petimages``). The others stay as
+"""The Chinese of the fixed details of a skipped entry (``load_photo``, ``scan``). The others stay as
 they are: an error's type (``UnidentifiedImageError``), the system's own message, a mode's name, "FIFO"."""
 
 THIRTY_TWO_BITS = {"en": "{}: 32-bit pixels, no known white level", "zh": "{}：32位像素，不知道哪个值是白色"}
@@ -307,18 +307,18 @@ REPORT_SHOWS = 8
 
 
 def cleaning_report(data: dict[str, Any], pets: str | os.PathLike[str], lang: str | None = None) -> str:
-    """Return the cleaning report of ``data`` (what ``build_petimages`` returned for the folder ``pets``) as printed
+    """Return the cleaning report of ``data`` (what ``build`` returned for the folder ``pets``) as printed
     text, in ``lang`` (``"en"`` or ``"zh"``; by default the edition's language, ``utils.set_language``).
 
     A table with a column per class: its first line names the data (``data_label``), then the images kept, how
-    many of them had each note of ``load_petimage`` (converted from another mode, broken EXIF, truncated), and the
+    many of them had each note of ``load_photo`` (converted from another mode, broken EXIF, truncated), and the
     entries skipped, one row per reason. A last line names the first ``REPORT_SHOWS`` skipped entries with their
-    reason (and detail). Every row of ``PET_KINDS`` is there, zero or not; rarer kinds only when they occur.
+    reason (and detail). Every row of ``KINDS`` is there, zero or not; rarer kinds only when they occur.
     """
     counts = data["counts"]
-    kinds = dict.fromkeys(kind for name in PET_CLASSES for kind in counts[name])  # PET_KINDS, then rarer ones
-    ordered = sorted(kinds, key=lambda kind: (kind != "kept", kind in PET_SKIP_KINDS))  # stable: kept, notes, skips
-    rows = [(kind, [counts[name].get(kind, 0) for name in PET_CLASSES]) for kind in ordered]
+    kinds = dict.fromkeys(kind for name in CLASSES for kind in counts[name])  # KINDS, then rarer ones
+    ordered = sorted(kinds, key=lambda kind: (kind != "kept", kind in SKIP_KINDS))  # stable: kept, notes, skips
+    rows = [(kind, [counts[name].get(kind, 0) for name in CLASSES]) for kind in ordered]
     skipped, lang = data["skipped"], lang or utils.language()
     return _report_text(data_label(pets, lang), rows, skipped[:REPORT_SHOWS], len(skipped) > REPORT_SHOWS, lang)
 
@@ -330,7 +330,7 @@ def _report_text(
     them back out of a stored report)."""
     names = [_row_name(kind, lang) for kind, _ in rows]
     width = max(28, *(_width(text) + 2 for text in [label, *names]))  # Chinese characters take two columns
-    lines = [_pad(label, width) + "".join(f"{name:>8}" for name in PET_CLASSES)]
+    lines = [_pad(label, width) + "".join(f"{name:>8}" for name in CLASSES)]
     lines += [
         _pad(name, width) + "".join(f"{n:>8,}" for n in counts) for name, (_, counts) in zip(names, rows, strict=True)
     ]
@@ -352,7 +352,7 @@ def _item(file: str, kind: str, detail: str, lang: str) -> str:
 
 def unusable_photo_message(photo: str | os.PathLike[str], notes: dict[str, str], lang: str | None = None) -> str:
     """Return what notebook 07 says when the photo it was asked to classify cannot be used: its name and the reason
-    ``load_petimage`` gave in ``notes`` (a missing file is "unreadable: FileNotFoundError"), and the fix, in ``lang``
+    ``load_photo`` gave in ``notes`` (a missing file is "unreadable: FileNotFoundError"), and the fix, in ``lang``
     (``"en"`` or ``"zh"``; by default the edition's language, ``utils.set_language``)."""
     lang = lang or utils.language()
     (kind, detail), *_ = notes.items()
@@ -363,7 +363,7 @@ def unusable_photo_message(photo: str | os.PathLike[str], notes: dict[str, str],
 
 
 def _kind_name(kind: str, lang: str) -> str:
-    """Return the name of the report row ``kind`` (a key of ``PET_KINDS``... or an image mode) in ``lang``."""
+    """Return the name of the report row ``kind`` (a key of ``KINDS``... or an image mode) in ``lang``."""
     if lang != "zh":
         return kind
     return KIND_NAMES_ZH.get(kind, f"{kind}模式")
@@ -374,7 +374,7 @@ def _row_name(kind: str, lang: str) -> str:
     name = _kind_name(kind, lang)
     if kind == "kept":
         return name
-    if kind in PET_SKIP_KINDS:
+    if kind in SKIP_KINDS:
         return f"跳过：{name}" if lang == "zh" else f"skipped: {name}"
     return f"  其中{name}" if lang == "zh" else f"  of them {name}"
 
@@ -437,7 +437,7 @@ def _parse_report(
     (``_report_text``'s arguments), else None."""
     import re
 
-    columns = r" +".join(re.escape(name) for name in PET_CLASSES)
+    columns = r" +".join(re.escape(name) for name in CLASSES)
     header = re.fullmatch(rf"(.*?) +{columns}", lines[start])
     labels = [label for names in DATA_LABELS.values() for label in names.values()]
     if header is None or header.group(1) not in labels:
@@ -445,7 +445,7 @@ def _parse_report(
     number = r"[\d,]+"
     rows, index = [], start + 1
     while index < len(lines):
-        row = re.fullmatch(rf"(.*?) +({number}(?: +{number}){{{len(PET_CLASSES) - 1}}})", lines[index])
+        row = re.fullmatch(rf"(.*?) +({number}(?: +{number}){{{len(CLASSES) - 1}}})", lines[index])
         kind = row and _kind_of_row(row.group(1))
         if not kind:
             break
@@ -482,7 +482,7 @@ def _parse_skipped(line: str) -> tuple[list[tuple[str, str, str]], bool] | None:
             return [], False
         more = rest.endswith(etc)
         rest = rest.removesuffix(etc)
-        names = {_kind_name(kind, lang): kind for kind in PET_SKIP_KINDS}
+        names = {_kind_name(kind, lang): kind for kind in SKIP_KINDS}
         kinds = "|".join(re.escape(name) for name in names)
         if lang == "zh":
             item = rf"(.+?)（({kinds})(?:：([^（）]*))?）(?:、|$)"
@@ -495,7 +495,7 @@ def _parse_skipped(line: str) -> tuple[list[tuple[str, str, str]], bool] | None:
     return None
 
 
-def load_petimage(
+def load_photo(
     path: str | os.PathLike[str], size: int = 50, keep_truncated: bool = True
 ) -> tuple[np.ndarray | None, dict[str, str], list[str]]:
     """Return ``(pixels, notes, other_warnings)`` for one photo file; nothing in the file makes it raise.
@@ -552,7 +552,7 @@ def _is_truncation(error: Exception) -> bool:
 
 
 class _Skip(Exception):
-    """Raised inside ``load_petimage`` for a file it skips for a reason other than a decoding error."""
+    """Raised inside ``load_photo`` for a file it skips for a reason other than a decoding error."""
 
     def __init__(self, kind: str, detail: str) -> None:
         super().__init__(kind, detail)
@@ -616,7 +616,7 @@ def _shown(name: str) -> str:
     return os.fsencode(name).decode("utf-8", "backslashreplace")
 
 
-def scan_petimages(
+def scan(
     root: str | os.PathLike[str],
 ) -> tuple[list[tuple[str, int]], list[tuple[str, str, str]], dict[str, dict[str, int]], str]:
     """Return ``(todo, skipped, counts, fingerprint)`` for the folders ``root/Cat`` and ``root/Dog``.
@@ -631,9 +631,9 @@ def scan_petimages(
     import hashlib
     import stat
 
-    counts = {name: dict.fromkeys(PET_KINDS, 0) for name in PET_CLASSES}
+    counts = {name: dict.fromkeys(KINDS, 0) for name in CLASSES}
     todo, skipped, listing = [], [], []
-    for label, name in enumerate(PET_CLASSES):
+    for label, name in enumerate(CLASSES):
         with os.scandir(Path(root) / name) as folder:
             entries = sorted(folder, key=lambda entry: entry.name)
         for entry in entries:
@@ -669,16 +669,16 @@ def _is_link(entry: os.DirEntry) -> bool:
         return False
 
 
-def build_petimages(
+def build(
     root: str | os.PathLike[str], size: int = 50, workers: int | None = None, keep_truncated: bool = True
 ) -> dict[str, Any]:
     """Return the cleaned data set under ``root``: a dict of images, labels, files, counts, skipped and more.
 
-    images (N, size, size) uint8 and labels (N,) int64 (the index in ``PET_CLASSES``) of the kept images, files
+    images (N, size, size) uint8 and labels (N,) int64 (the index in ``CLASSES``) of the kept images, files
     their names (``"Cat/0.jpg"``, exactly as on disk); ``counts[class][kind]``: for each class, "kept" plus one
-    of ``PET_SKIP_KINDS`` per entry that is not kept (they add up to the entries in the class folder), and, among
-    the kept images, how many had each note of ``load_petimage``; skipped: ``(name as printed, kind, detail)``
-    per skipped entry; fingerprint (``scan_petimages``'s) and keep_truncated (``load_petimage``'s) record what the
+    of ``SKIP_KINDS`` per entry that is not kept (they add up to the entries in the class folder), and, among
+    the kept images, how many had each note of ``load_photo``; skipped: ``(name as printed, kind, detail)``
+    per skipped entry; fingerprint (``scan``'s) and keep_truncated (``load_photo``'s) record what the
     data were built from. ``workers`` processes (default: one per core) decode; the results go straight into one
     preallocated array.
     """
@@ -687,15 +687,15 @@ def build_petimages(
     from concurrent.futures import ProcessPoolExecutor
     from functools import partial
 
-    todo, skipped, counts, fingerprint = scan_petimages(root)
+    todo, skipped, counts, fingerprint = scan(root)
     images = np.empty((len(todo), size, size), dtype=np.uint8)
     labels = np.empty(len(todo), dtype=np.int64)
     files: list[str] = []
     workers = workers or utils.cpu_cores()
-    decode = partial(load_petimage, size=size, keep_truncated=keep_truncated)
+    decode = partial(load_photo, size=size, keep_truncated=keep_truncated)
     paths = [Path(root) / rel for rel, _ in todo]
     with contextlib.ExitStack() as stack:
-        if workers > 1:  # load_petimage is importable by name, so this also works where processes start by spawn
+        if workers > 1:  # load_photo is importable by name, so this also works where processes start by spawn
             pool = stack.enter_context(ProcessPoolExecutor(workers))
             results = pool.map(decode, paths, chunksize=max(1, len(todo) // (8 * workers)))
         else:
@@ -703,7 +703,7 @@ def build_petimages(
         for (rel, label), (pixels, notes, others) in zip(
             todo, utils.progress(results, total=len(todo), desc=utils.localized("decoding", "解码")), strict=True
         ):
-            count = counts[PET_CLASSES[label]]
+            count = counts[CLASSES[label]]
             for kind in notes:  # a skip kind for a skipped file; for a kept one "grayscale", "truncated"...
                 count[kind] = count.get(kind, 0) + 1
             for message in others:  # any other warning reaches you, with the file's name
@@ -727,7 +727,7 @@ def build_petimages(
     }
 
 
-def load_or_build_petimages(
+def load_or_build(
     root: str | os.PathLike[str],
     cache: str | os.PathLike[str],
     size: int = 50,
@@ -735,9 +735,9 @@ def load_or_build_petimages(
     workers: int | None = None,
     keep_truncated: bool = True,
 ) -> dict[str, Any]:
-    """Return ``build_petimages(root, size, workers, keep_truncated)``, read from the file ``cache`` if it is fresh.
+    """Return ``build(root, size, workers, keep_truncated)``, read from the file ``cache`` if it is fresh.
 
-    Fresh: built with the same ``size`` and ``keep_truncated`` from the same files (``scan_petimages``'s
+    Fresh: built with the same ``size`` and ``keep_truncated`` from the same files (``scan``'s
     fingerprint: no entry added or removed since, none with another size or modification time). A cache that is
     not fresh, damaged, or not readable with ``torch.load(weights_only=True)`` is rebuilt, and one printed line
     says why; nothing is printed when the cache is used, missing, or ``rebuild`` asks for a new one.
@@ -751,7 +751,7 @@ def load_or_build_petimages(
                 f"{Path(cache).name} {why_not}: rebuilding it", f"{Path(cache).name}{why_not}，正在重新构建"
             )
         )
-    data = build_petimages(root, size, workers, keep_truncated)
+    data = build(root, size, workers, keep_truncated)
     atomic_save(_cache_contents(data), cache)
     return data
 
@@ -763,7 +763,7 @@ def _cache_contents(data: dict[str, Any]) -> dict[str, Any]:
     separately), and unlike names joined by newlines, the lengths give back names holding any character.
     """
     lengths = torch.tensor([len(name) for name in data["files"]], dtype=torch.int64)
-    return {**data, "files": "".join(data["files"]), "file_lengths": lengths, "format": PETIMAGES_CACHE_FORMAT}
+    return {**data, "files": "".join(data["files"]), "file_lengths": lengths, "format": CACHE_FORMAT}
 
 
 def _read_cache(
@@ -774,7 +774,7 @@ def _read_cache(
 
     try:
         stored = torch.load(cache, weights_only=True)
-        if stored.get("format") != PETIMAGES_CACHE_FORMAT:
+        if stored.get("format") != CACHE_FORMAT:
             return None, utils.localized("was written in an older format", "是旧格式的")
         ends = list(itertools.accumulate(stored.pop("file_lengths").tolist()))
         joined, images, labels = stored.pop("files"), stored["images"], stored["labels"]
@@ -793,7 +793,7 @@ def _read_cache(
         return None, utils.localized(
             f"was built with keep_truncated={built_with}", f"是用keep_truncated={built_with}构建的"
         )
-    if fingerprint != scan_petimages(root)[3]:
+    if fingerprint != scan(root)[3]:
         return None, utils.localized(
             "is out of date: photos were added, removed or changed since it was built",
             "已经过时（构建之后有照片被添加、删除或修改）",
@@ -802,11 +802,11 @@ def _read_cache(
     return {**stored, "files": files, "fingerprint": fingerprint}, ""
 
 
-def make_quick_petimages(root: str | os.PathLike[str], per_class: int = 400, seed: int = 0) -> Path:
+def make_quick(root: str | os.PathLike[str], per_class: int = 400, seed: int = 0) -> Path:
     """Write a deterministic cats-vs-dogs sample in the real layout under ``root``; return its ``PetImages`` folder.
 
     Cats have pointed ears and striped foreheads, dogs floppy ears and spots; size, place, brightness, clutter
-    and noise vary, a fifth are grayscale. With ``per_class`` >= 6, one file of every kind in ``PET_KINDS`` is
+    and noise vary, a fifth are grayscale. With ``per_class`` >= 6, one file of every kind in ``KINDS`` is
     among them (``Dog/2.jpg`` lacks the last quarter of its bytes) or added. A sample already there with the
     same settings is kept.
     """
@@ -824,7 +824,7 @@ def make_quick_petimages(root: str | os.PathLike[str], per_class: int = 400, see
     # EXIF whose only tag points past the end of the block: Pillow warns while reading it
     bad_exif = b"Exif\0\0II*\0" + struct.pack("<IHHHII", 8, 1, 0x010E, 2, 40, 30) + bytes(26)
     for index in range(per_class):
-        for label, name in enumerate(PET_CLASSES):
+        for label, name in enumerate(CLASSES):
             image = _draw_pet(rng, dog=bool(label), noise=noise)
             path = pets / name / f"{index}.jpg"
             if (label, index) == (0, 3):
@@ -852,12 +852,12 @@ def _already_written(pets: Path, stamp: str) -> bool:
     if (pets / "done.txt").is_file() and (pets / "done.txt").read_text() == stamp:
         return True
     shutil.rmtree(pets, ignore_errors=True)
-    for name in PET_CLASSES:
+    for name in CLASSES:
         (pets / name).mkdir(parents=True)
     return False
 
 
-def make_generated_petimages(
+def make_generated(
     root: str | os.PathLike[str], per_class: int = 12_500, seed: int = 0, workers: int | None = None
 ) -> Path:
     """Write a PetImages-like set of the real one's size under ``root``; return its ``PetImages`` folder.
@@ -880,14 +880,14 @@ def make_generated_petimages(
 
 
 def _write_generated_chunk(chunk: tuple[str, int, int, int]) -> None:
-    """Write images ``start`` to ``stop`` of both classes (for ``make_generated_petimages``; one process each)."""
+    """Write images ``start`` to ``stop`` of both classes (for ``make_generated``; one process each)."""
     from PIL import Image
 
     pets, start, stop, seed = chunk
     rng = np.random.default_rng((seed, start))
     noise = Image.fromarray(rng.normal(128, 60, (640, 640)).clip(0, 255).astype(np.uint8))
     for index in range(start, stop):
-        for label, name in enumerate(PET_CLASSES):
+        for label, name in enumerate(CLASSES):
             image = _draw_pet(rng, dog=bool(label), noise=noise, widths=(300, 501))
             image.save(f"{pets}/{name}/{index}.jpg", quality=85)
 

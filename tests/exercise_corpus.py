@@ -1257,7 +1257,7 @@ def resume(path: Path) -> tuple[nn.Module, torch.optim.Optimizer]:
 
 _TV1 = "from torchvision import transforms\n"
 _TV2 = "from torchvision.transforms import v2\n"
-_NORM = "transforms.Normalize(cifar10.CIFAR10_MEAN, cifar10.CIFAR10_STD)"
+_NORM = "transforms.Normalize(cifar10.MEAN, cifar10.STD)"
 
 CORPUS[("06", 3)] = [
     right(_TV1 + f'''
@@ -1274,7 +1274,7 @@ augment = v2.Compose([
     v2.RandomCrop(32, padding=4),
     v2.RandomHorizontalFlip(p=0.5),
     v2.ToDtype(torch.float32, scale=True),
-    v2.Normalize(cifar10.CIFAR10_MEAN, cifar10.CIFAR10_STD),
+    v2.Normalize(cifar10.MEAN, cifar10.STD),
 ])
 ''', "transforms v2, cropped while still uint8"),
     right(_TV1 + f'''
@@ -1317,13 +1317,13 @@ augment = transforms.Compose([transforms.ToTensor(), transforms.RandomResizedCro
 # ---- 07 --------------------------------------------------------------------------------------------------------------
 CORPUS[("07", 1)] = [
     right('''
-strict = petimages.build_petimages(pet_dir, size=16, workers=1, keep_truncated=False)
+strict = petimages.build(pet_dir, size=16, workers=1, keep_truncated=False)
 dropped = sorted(set(data["files"]) - set(strict["files"]))
 ''', "built again, compared"),
     right('dropped = ["Dog/2.jpg"]', "typed from the report"),
     right('dropped = ("Dog\\\\2.jpg",)', "a Windows path in a tuple"),
     right('''
-strict = petimages.build_petimages(pet_dir, size=16, workers=1, keep_truncated=False)
+strict = petimages.build(pet_dir, size=16, workers=1, keep_truncated=False)
 dropped = {name for name in data["files"] if name not in strict["files"]}
 ''', "a set"),
     wrong('dropped = ["Cat/3.jpg"]', "a file that is not truncated"),
@@ -1414,7 +1414,7 @@ CORPUS[("08", 1)] = [
     right('''
 from torch.utils.data import DistributedSampler
 
-dataset = ddp.ddp_toy_data()
+dataset = ddp.toy_data()
 shards = [list(DistributedSampler(dataset, num_replicas=3, rank=rank, shuffle=True, seed=0)) for rank in range(3)]
 all_indices = [i for shard in shards for i in shard]
 shard_sizes = [len(shard) for shard in shards]
@@ -1442,7 +1442,7 @@ CORPUS[("08", 2)] = [
     right('''
 from torch.utils.data import DistributedSampler
 
-dataset = ddp.ddp_toy_data()
+dataset = ddp.toy_data()
 orders = {}
 for use_set_epoch in (True, False):
     sampler = DistributedSampler(dataset, num_replicas=2, rank=0, shuffle=True, seed=0)
@@ -1475,11 +1475,11 @@ moved_without = np.count_nonzero(first != second)
     right('''
 from torch.utils.data import DistributedSampler
 
-sampler = DistributedSampler(ddp.ddp_toy_data(), num_replicas=2, rank=0)
+sampler = DistributedSampler(ddp.toy_data(), num_replicas=2, rank=0)
 epoch_0 = torch.tensor(list(sampler))
 sampler.set_epoch(1)
 moved_with_set_epoch = (torch.tensor(list(sampler)) != epoch_0).sum()
-plain = DistributedSampler(ddp.ddp_toy_data(), num_replicas=2, rank=0)
+plain = DistributedSampler(ddp.toy_data(), num_replicas=2, rank=0)
 moved_without = int((torch.tensor(list(plain)) != torch.tensor(list(plain))).sum())
 ''', "tensors: a 0-dim tensor"),
     right("moved_with_set_epoch = 255\nmoved_without = 0", "the counts typed in"),
@@ -1611,7 +1611,7 @@ rates = [size / (0.01 + size * 0.001) for size in sizes]
 _FLOPS = '''
 from torch.utils.flop_counter import FlopCounterMode
 
-probe = cifar10.cifar10_cnn()
+probe = cifar10.cnn()
 inputs, labels = torch.randn(2, 3, 32, 32), torch.randint(0, 10, (2,))
 
 
@@ -1686,7 +1686,7 @@ CORPUS[("10", 2)] = [
 CORPUS[("10", 3)] = [
     right("adam_largest = 21", "typed"),
     right('''
-params = list(cifar10.cifar10_cnn().parameters())
+params = list(cifar10.cnn().parameters())
 adam_largest = (budget - 3 * memory.tensor_bytes(params)) // 315_688
 ''', "worked out from the budget"),
     right("adam_largest = np.int64(21)", "numpy"),

@@ -26,19 +26,19 @@ BENCHMARK = utils.ROOT / "benchmarks" / "cifar_loop.py"
 
 
 def test_make_quick_cifar10_is_cifar_shaped_balanced_and_deterministic() -> None:
-    images, labels = cifar10.make_quick_cifar10(200, seed=3)
+    images, labels = cifar10.draw_shapes(200, seed=3)
     assert images.shape == (200, 32, 32, 3) and images.dtype == np.uint8
     assert labels.dtype == np.int64 and np.bincount(labels).tolist() == [20] * 10
-    again_images, again_labels = cifar10.make_quick_cifar10(200, seed=3)
+    again_images, again_labels = cifar10.draw_shapes(200, seed=3)
     assert np.array_equal(images, again_images) and np.array_equal(labels, again_labels)
-    other_images, _ = cifar10.make_quick_cifar10(200, seed=4)
+    other_images, _ = cifar10.draw_shapes(200, seed=4)
     assert not np.array_equal(images, other_images)
     assert images.min() == 0 and images.max() == 255  # full range with noise, not a flat colour
-    assert len(cifar10.QUICK_CIFAR10_CLASSES) == 10
+    assert len(cifar10.GENERATED_CLASSES) == 10
 
 
 def test_make_quick_cifar10_classes_differ_in_shape_not_colour() -> None:
-    images, labels = cifar10.make_quick_cifar10(1000, seed=0)
+    images, labels = cifar10.draw_shapes(1000, seed=0)
     class_means = np.stack([images[labels == k].mean(axis=(0, 1, 2)) for k in range(10)])
     # every class has about the same mean colour (what is left is sampling noise of 100 random colours)
     assert np.ptp(class_means, axis=0).max() < 40
@@ -47,7 +47,7 @@ def test_make_quick_cifar10_classes_differ_in_shape_not_colour() -> None:
 
 
 def test_quick_cifar10_is_cached_and_reused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    first = cifar10.quick_cifar10(tmp_path, n_train=50, n_test=20, seed=1)
+    first = cifar10.generated_sample(tmp_path, n_train=50, n_test=20, seed=1)
     files = list((tmp_path / "cifar10-quick").iterdir())
     assert [f.name for f in files] == ["sample-v1-seed1-50-20.pt"]  # one file, no temporary left behind
     assert [a.shape[0] for a in first] == [50, 50, 20, 20]
@@ -55,22 +55,22 @@ def test_quick_cifar10_is_cached_and_reused(tmp_path: Path, monkeypatch: pytest.
     def fail(*args: object, **kwargs: object) -> None:
         raise AssertionError("the cached sample should have been read, not regenerated")
 
-    monkeypatch.setattr(cifar10, "make_quick_cifar10", fail)
-    second = cifar10.quick_cifar10(tmp_path, n_train=50, n_test=20, seed=1)
+    monkeypatch.setattr(cifar10, "draw_shapes", fail)
+    second = cifar10.generated_sample(tmp_path, n_train=50, n_test=20, seed=1)
     assert all(np.array_equal(a, b) for a, b in zip(first, second, strict=True))
 
 
 def test_quick_cifar10_rebuilds_a_damaged_cache(tmp_path: Path) -> None:
-    first = cifar10.quick_cifar10(tmp_path, n_train=30, n_test=10)
+    first = cifar10.generated_sample(tmp_path, n_train=30, n_test=10)
     path = tmp_path / "cifar10-quick" / "sample-v1-seed0-30-10.pt"
     path.write_bytes(b"not a torch.save file")
-    again = cifar10.quick_cifar10(tmp_path, n_train=30, n_test=10)
+    again = cifar10.generated_sample(tmp_path, n_train=30, n_test=10)
     assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
     assert path.stat().st_size > 1000
 
 
 def test_quick_train_and_test_splits_differ(tmp_path: Path) -> None:
-    train_images, _, test_images, _ = cifar10.quick_cifar10(tmp_path, n_train=30, n_test=30)
+    train_images, _, test_images, _ = cifar10.generated_sample(tmp_path, n_train=30, n_test=30)
     assert not np.array_equal(train_images, test_images)
 
 
@@ -78,15 +78,15 @@ def test_quick_train_and_test_splits_differ(tmp_path: Path) -> None:
 
 
 def _small_set(transform: object = None) -> cifar10.CIFARArrays:
-    images, labels = cifar10.make_quick_cifar10(20, seed=0)
-    return cifar10.CIFARArrays(images, labels, cifar10.QUICK_CIFAR10_CLASSES, transform)
+    images, labels = cifar10.draw_shapes(20, seed=0)
+    return cifar10.CIFARArrays(images, labels, cifar10.GENERATED_CLASSES, transform)
 
 
 def test_cifar10_transform_scales_and_normalises() -> None:
     image = np.full((32, 32, 3), 255, dtype=np.uint8)
-    out = cifar10.cifar10_transform()(image)
+    out = cifar10.preprocess()(image)
     assert out.shape == (3, 32, 32) and out.dtype == torch.float32
-    expected = (1 - torch.tensor(cifar10.CIFAR10_MEAN)) / torch.tensor(cifar10.CIFAR10_STD)
+    expected = (1 - torch.tensor(cifar10.MEAN)) / torch.tensor(cifar10.STD)
     assert torch.allclose(out[:, 0, 0], expected)
 
 
@@ -94,8 +94,8 @@ def test_cifar_arrays_items_and_validation() -> None:
     raw = _small_set()
     image, label = raw[3]
     assert isinstance(image, np.ndarray) and image.shape == (32, 32, 3) and isinstance(label, int)
-    assert len(raw) == 20 and raw.classes == list(cifar10.QUICK_CIFAR10_CLASSES)
-    tensor, same_label = _small_set(cifar10.cifar10_transform())[3]
+    assert len(raw) == 20 and raw.classes == list(cifar10.GENERATED_CLASSES)
+    tensor, same_label = _small_set(cifar10.preprocess())[3]
     assert tensor.shape == (3, 32, 32) and same_label == label
     with pytest.raises(ValueError, match="uint8"):
         cifar10.CIFARArrays(np.zeros((2, 32, 32, 3), dtype=np.float32), [0, 1], ["a", "b"])
@@ -104,14 +104,14 @@ def test_cifar_arrays_items_and_validation() -> None:
 
 
 def test_dataset_pickles_for_spawned_workers() -> None:
-    dataset = _small_set(cifar10.cifar10_transform())
+    dataset = _small_set(cifar10.preprocess())
     restored = pickle.loads(pickle.dumps(dataset))  # what "spawn" does to send it to each worker
     assert torch.equal(restored[5][0], dataset[5][0]) and restored[5][1] == dataset[5][1]
 
 
 def test_dataloader_with_a_spawned_worker() -> None:
     loader = DataLoader(
-        _small_set(cifar10.cifar10_transform()),
+        _small_set(cifar10.preprocess()),
         batch_size=8,
         num_workers=1,
         multiprocessing_context=multiprocessing.get_context("spawn"),
@@ -121,26 +121,26 @@ def test_dataloader_with_a_spawned_worker() -> None:
 
 
 def test_cifar10_datasets_quick(tmp_path: Path) -> None:
-    train_set, test_set = cifar10.cifar10_datasets(quick=True, root=tmp_path)
+    train_set, test_set = cifar10.datasets(quick=True, root=tmp_path)
     assert (len(train_set), len(test_set)) == (3000, 1000)
-    assert train_set.classes == test_set.classes == list(cifar10.QUICK_CIFAR10_CLASSES)
+    assert train_set.classes == test_set.classes == list(cifar10.GENERATED_CLASSES)
     assert train_set[0][0].shape == (3, 32, 32)
 
 
 def test_device_batches_match_the_transform() -> None:
-    dataset = _small_set(cifar10.cifar10_transform())
+    dataset = _small_set(cifar10.preprocess())
     images, labels = torch.from_numpy(dataset.images), torch.from_numpy(dataset.labels)
-    batches = list(cifar10.cifar10_device_batches(images, labels, batch_size=8, shuffle=False))
+    batches = list(cifar10.device_batches(images, labels, batch_size=8, shuffle=False))
     assert [len(y) for _, y in batches] == [8, 8, 4]
     expected = torch.stack([dataset[i][0] for i in range(8)])
     assert torch.equal(batches[0][0], expected) and batches[0][1].tolist() == dataset.labels[:8].tolist()
-    shuffled = list(cifar10.cifar10_device_batches(images, labels, 8, generator=torch.Generator().manual_seed(0)))
+    shuffled = list(cifar10.device_batches(images, labels, 8, generator=torch.Generator().manual_seed(0)))
     seen = torch.cat([y for _, y in shuffled])
     assert sorted(seen.tolist()) == sorted(labels.tolist()) and not torch.equal(seen, labels)
 
 
 def test_cifar10_cnn_shapes() -> None:
-    model = cifar10.cifar10_cnn()
+    model = cifar10.cnn()
     assert model(torch.zeros(2, 3, 32, 32)).shape == (2, 10)
     assert sum(p.numel() for p in model.parameters()) == 145_578
 
@@ -152,7 +152,7 @@ def _assert_clear_message(message: str, folder: str) -> None:
     from torchvision.datasets import CIFAR10
 
     assert message.startswith("Real CIFAR-10 is not available")
-    assert CIFAR10.url in message and cifar10.CIFAR10_PAGE in message  # where to get it
+    assert CIFAR10.url in message and cifar10.PAGE in message  # where to get it
     assert f"copy the file into {folder}" in message  # and where to put it
 
 
@@ -174,16 +174,16 @@ def _fake_generated(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
 
     def fake_sample(root: object, n_train: int = 3000, n_test: int = 1000) -> tuple[np.ndarray, ...]:
         asked.append((n_train, n_test))
-        return cifar10.make_quick_cifar10(4) + cifar10.make_quick_cifar10(2)
+        return cifar10.draw_shapes(4) + cifar10.draw_shapes(2)
 
-    monkeypatch.setattr(cifar10, "quick_cifar10", fake_sample)
+    monkeypatch.setattr(cifar10, "generated_sample", fake_sample)
     return asked
 
 
 def test_offline_download_gives_one_clear_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _offline(monkeypatch)
     with pytest.raises(RuntimeError) as caught:
-        cifar10.load_cifar10(train=True, root=tmp_path)
+        cifar10.load_real(train=True, root=tmp_path)
     message = str(caught.value)
     _assert_clear_message(message, f"{tmp_path}/")
     assert "could not download it into" in message and "URLError" in message
@@ -195,7 +195,7 @@ def test_offline_full_mode_goes_on_with_generated_data_and_says_so(
 ) -> None:
     _offline(monkeypatch)
     asked = _fake_generated(monkeypatch)
-    train_set, test_set = cifar10.cifar10_datasets(quick=False, root=tmp_path)
+    train_set, test_set = cifar10.datasets(quick=False, root=tmp_path)
     assert asked == [(50_000, 10_000)]  # CIFAR-10's size and shape
     assert cifar10.is_generated(train_set) and cifar10.is_generated(test_set)
     assert (len(train_set), len(test_set)) == (4, 2) and train_set[0][0].shape == (3, 32, 32)
@@ -210,7 +210,7 @@ def test_strict_data_stops_with_the_clear_error(tmp_path: Path, monkeypatch: pyt
     asked = _fake_generated(monkeypatch)
     monkeypatch.setenv(utils.STRICT_DATA_ENV, "1")
     with pytest.raises(RuntimeError) as caught:
-        cifar10.cifar10_datasets(quick=False, root=tmp_path)
+        cifar10.datasets(quick=False, root=tmp_path)
     _assert_clear_message(str(caught.value), f"{tmp_path}/")
     assert f"({utils.STRICT_DATA_ENV}=1 is set, so this stops here.)" in str(caught.value)
     assert caught.value.__cause__ is None and caught.value.__suppress_context__
@@ -219,13 +219,13 @@ def test_strict_data_stops_with_the_clear_error(tmp_path: Path, monkeypatch: pyt
 
 def test_missing_files_without_download(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError) as caught:
-        cifar10.load_cifar10(train=False, root=tmp_path / "empty", download=False)
+        cifar10.load_real(train=False, root=tmp_path / "empty", download=False)
     _assert_clear_message(str(caught.value), f"{tmp_path / 'empty'}/")
     assert "could not find it in" in str(caught.value)
 
 
 def test_message_shows_paths_inside_the_repo_relative() -> None:
-    message = cifar10.cifar10_unavailable_message(utils.DATA_DIR, OSError("disk full"))
+    message = cifar10.unavailable_message(utils.DATA_DIR, OSError("disk full"))
     assert "into data/ (OSError: disk full)" in message and str(utils.ROOT) not in message
 
 
@@ -233,7 +233,7 @@ def test_a_chinese_notebook_says_it_in_chinese(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
     """zh notebooks' setup cell calls utils.set_language("zh"): the banner, the strict error, the
-    NB_GENERATED_DATA line and load_cifar10's own error (06 shows it) are in Chinese; English when asked."""
+    NB_GENERATED_DATA line and load_real's own error (06 shows it) are in Chinese; English when asked."""
     from torchvision.datasets import CIFAR10
 
     _offline(monkeypatch)
@@ -241,23 +241,23 @@ def test_a_chinese_notebook_says_it_in_chinese(
     monkeypatch.setattr(utils, "_language", "en")
     utils.set_language("zh")
     with pytest.raises(RuntimeError, match="^无法使用真实的CIFAR-10：torchvision没能把它下载到"):
-        cifar10.load_cifar10(train=True, root=tmp_path)
+        cifar10.load_real(train=True, root=tmp_path)
     with pytest.raises(RuntimeError, match="^Real CIFAR-10 is not available"):
-        cifar10.load_cifar10(train=True, root=tmp_path, lang="en")
-    cifar10.cifar10_datasets(quick=False, root=tmp_path)
+        cifar10.load_real(train=True, root=tmp_path, lang="en")
+    cifar10.datasets(quick=False, root=tmp_path)
     banner = capsys.readouterr().err.split("!" * 100)[1].strip()
     assert banner.startswith(f"无法使用真实的CIFAR-10：torchvision没能把它下载到{tmp_path}/（URLError: ")
-    assert CIFAR10.url in banner and cifar10.CIFAR10_PAGE in banner and f"复制到{tmp_path}/中" in banner
+    assert CIFAR10.url in banner and cifar10.PAGE in banner and f"复制到{tmp_path}/中" in banner
     assert "改用形状相同的生成图像（GENERATED" in banner
     assert f"设置{utils.STRICT_DATA_ENV}=1可以让它在这里停止" in banner
     monkeypatch.setenv(utils.STRICT_DATA_ENV, "1")
     with pytest.raises(RuntimeError) as caught:
-        cifar10.cifar10_datasets(quick=False, root=tmp_path)
+        cifar10.datasets(quick=False, root=tmp_path)
     assert str(caught.value).startswith("无法使用真实的CIFAR-10") and "所以到此停止" in str(caught.value)
-    assert f"没能在{tmp_path}/中找到它" in cifar10.cifar10_unavailable_message(tmp_path, OSError("x"), False, "zh")
+    assert f"没能在{tmp_path}/中找到它" in cifar10.unavailable_message(tmp_path, OSError("x"), False, "zh")
     monkeypatch.delenv(utils.STRICT_DATA_ENV)
     monkeypatch.setenv(utils.GENERATED_ENV, "1")
-    cifar10.cifar10_datasets(quick=False, root=tmp_path)
+    cifar10.datasets(quick=False, root=tmp_path)
     assert capsys.readouterr().out.startswith(f"已设置{utils.GENERATED_ENV}：使用生成的")
     assert asked == [(50_000, 10_000), (50_000, 10_000)]
 
@@ -269,7 +269,7 @@ def _write_fake_cifar10(folder: Path, classes: list[str], monkeypatch: pytest.Mo
 
     folder = folder / CIFAR10.base_folder
     folder.mkdir(parents=True)
-    images, labels = cifar10.make_quick_cifar10(20, seed=0)
+    images, labels = cifar10.draw_shapes(20, seed=0)
     rows = images.transpose(0, 3, 1, 2).reshape(20, -1)  # CIFAR's on-disk layout: 3072 bytes, channel-major
     for name, _ in CIFAR10.train_list + CIFAR10.test_list:
         batch = {"data": rows, "labels": labels.tolist()}
@@ -281,10 +281,10 @@ def _write_fake_cifar10(folder: Path, classes: list[str], monkeypatch: pytest.Mo
 
 
 def test_load_cifar10_reads_torchvision_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    images = _write_fake_cifar10(tmp_path, list(cifar10.QUICK_CIFAR10_CLASSES), monkeypatch)
-    got_images, got_labels, classes = cifar10.load_cifar10(train=False, root=tmp_path)
-    assert np.array_equal(got_images, images) and np.array_equal(got_labels, cifar10.make_quick_cifar10(20)[1])
-    assert classes == list(cifar10.QUICK_CIFAR10_CLASSES)
+    images = _write_fake_cifar10(tmp_path, list(cifar10.GENERATED_CLASSES), monkeypatch)
+    got_images, got_labels, classes = cifar10.load_real(train=False, root=tmp_path)
+    assert np.array_equal(got_images, images) and np.array_equal(got_labels, cifar10.draw_shapes(20)[1])
+    assert classes == list(cifar10.GENERATED_CLASSES)
 
 
 def test_full_mode_with_the_files_uses_them_silently(
@@ -293,14 +293,14 @@ def test_full_mode_with_the_files_uses_them_silently(
     _offline(monkeypatch)  # the files are there: nothing to download
     classes = ["airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"]
     images = _write_fake_cifar10(tmp_path, classes, monkeypatch)
-    train_set, test_set = cifar10.cifar10_datasets(quick=False, root=tmp_path)
+    train_set, test_set = cifar10.datasets(quick=False, root=tmp_path)
     assert not cifar10.is_generated(train_set) and train_set.classes == classes
     assert np.array_equal(test_set.images, images)
     assert capsys.readouterr().err == ""
 
 
 def test_quick_sets_are_generated(tmp_path: Path) -> None:
-    train_set, test_set = cifar10.cifar10_datasets(quick=True, root=tmp_path)
+    train_set, test_set = cifar10.datasets(quick=True, root=tmp_path)
     assert cifar10.is_generated(train_set) and cifar10.is_generated(test_set)
 
 
@@ -338,7 +338,7 @@ def test_clip_gradients_before_step_limits_the_total_norm() -> None:
 
 def test_clipping_works_inside_utils_train_epoch() -> None:
     torch.manual_seed(0)
-    model = cifar10.cifar10_cnn()
+    model = cifar10.cnn()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
     cifar10.clip_gradients_before_step(optimizer, max_norm=1e-3)
     before = torch.nn.utils.parameters_to_vector(model.parameters()).detach().clone()
@@ -406,7 +406,7 @@ def test_full_mode_uses_full_size_generated_data_when_asked(
     _offline(monkeypatch)
     asked = _fake_generated(monkeypatch)
     monkeypatch.setenv(utils.GENERATED_ENV, "1")
-    train_set, test_set = cifar10.cifar10_datasets(quick=False)
+    train_set, test_set = cifar10.datasets(quick=False)
     assert asked == [(50_000, 10_000)] and len(train_set) == 4 and len(test_set) == 2
     out = capsys.readouterr()
     assert "generated CIFAR-shaped images (50,000 + 10,000), not CIFAR-10" in out.out and out.err == ""
@@ -442,10 +442,10 @@ def test_a_damaged_archive_from_a_mirror_is_named_and_kept(tmp_path: Path, monke
         raise urllib.error.URLError("[Errno -3] Temporary failure in name resolution")
 
     monkeypatch.setattr(urllib.request, "urlopen", offline)
-    archive = tmp_path / cifar10.CIFAR10_ARCHIVE
+    archive = tmp_path / cifar10.ARCHIVE
     archive.write_bytes(b"\x1f\x8b" + bytes(1000))  # a copy cut short on a USB stick: not the archive
     with pytest.raises(RuntimeError) as caught:
-        cifar10.load_cifar10(train=True, root=tmp_path)
+        cifar10.load_real(train=True, root=tmp_path)
     message = str(caught.value)
     assert message.startswith(
         f"Real CIFAR-10 is not available: {archive} is damaged (not the MD5 torchvision checks): delete, then copy "
@@ -453,7 +453,7 @@ def test_a_damaged_archive_from_a_mirror_is_named_and_kept(tmp_path: Path, monke
     )
     _assert_clear_message(message, f"{tmp_path}/")
     assert archive.stat().st_size == 1002  # the student's own file: named, not deleted
-    chinese = cifar10.cifar10_unavailable_message(tmp_path, OSError("x"), lang="zh", damaged=[archive])
+    chinese = cifar10.unavailable_message(tmp_path, OSError("x"), lang="zh", damaged=[archive])
     assert chinese.startswith(f"无法使用真实的CIFAR-10：{archive}已经损坏（MD5与torchvision检查的不符）：请删除")
 
 
@@ -465,15 +465,15 @@ def test_an_interrupted_download_is_removed_and_said(tmp_path: Path, monkeypatch
 
     monkeypatch.setattr(urllib.request, "urlopen", cut_off)
     with pytest.raises(RuntimeError) as caught:
-        cifar10.load_cifar10(train=True, root=tmp_path)
-    archive = tmp_path / cifar10.CIFAR10_ARCHIVE
+        cifar10.load_real(train=True, root=tmp_path)
+    archive = tmp_path / cifar10.ARCHIVE
     assert (
         f"could not download it into {tmp_path}/ (ConnectionResetError: [Errno 104] Connection reset by peer); "
         f"the incomplete or wrong download {archive} was removed." in str(caught.value)
     )
     assert list(tmp_path.iterdir()) == []  # nothing half-written kept
     with pytest.raises(RuntimeError) as caught:  # what a Chinese notebook says
-        cifar10.load_cifar10(train=True, root=tmp_path, lang="zh")
+        cifar10.load_real(train=True, root=tmp_path, lang="zh")
     assert (
         f"torchvision没能把它下载到{tmp_path}/（ConnectionResetError: [Errno 104] Connection reset by peer）；"
         f"下载到一半或内容不对的{archive}已经删除。" in str(caught.value)
@@ -488,19 +488,19 @@ def test_a_damaged_unpacked_batch_is_named(tmp_path: Path) -> None:
     batch.write_bytes(b"half a file")
     (tmp_path / CIFAR10.base_folder / "test_batch").write_bytes(b"x")
     with pytest.raises(RuntimeError) as caught:
-        cifar10.load_cifar10(train=False, root=tmp_path, download=False)
+        cifar10.load_real(train=False, root=tmp_path, download=False)
     damaged = f"{batch}, {tmp_path / CIFAR10.base_folder / 'test_batch'} are damaged"
     assert str(caught.value).startswith(f"Real CIFAR-10 is not available: {damaged}")
-    assert cifar10.cifar10_damaged_files(tmp_path / "nothing-here") == []
+    assert cifar10.damaged_files(tmp_path / "nothing-here") == []
     with pytest.raises(RuntimeError) as caught:  # what a Chinese notebook says
-        cifar10.load_cifar10(train=False, root=tmp_path, download=False, lang="zh")
+        cifar10.load_real(train=False, root=tmp_path, download=False, lang="zh")
     damaged = f"{batch}、{tmp_path / CIFAR10.base_folder / 'test_batch'}已经损坏（MD5与torchvision检查的不符）"
     assert str(caught.value).startswith(f"无法使用真实的CIFAR-10：{damaged}：请删除，然后重新复制。\n获取方法：")
 
 
 def test_data_label_in_both_languages(monkeypatch: pytest.MonkeyPatch) -> None:
-    generated = cifar10.CIFARArrays(*cifar10.make_quick_cifar10(10), cifar10.QUICK_CIFAR10_CLASSES)
-    real = cifar10.CIFARArrays(*cifar10.make_quick_cifar10(10), ["airplane", *"bcdefghij"])
+    generated = cifar10.CIFARArrays(*cifar10.draw_shapes(10), cifar10.GENERATED_CLASSES)
+    real = cifar10.CIFARArrays(*cifar10.draw_shapes(10), ["airplane", *"bcdefghij"])
     assert [cifar10.data_label(generated, lang) for lang in ("en", "zh")] == [
         "generated shapes, not CIFAR-10",
         "生成的图形，不是CIFAR-10",
@@ -521,12 +521,12 @@ def test_a_stored_message_reads_in_the_other_language() -> None:
     forms = [
         {"download": False},
         {"download": True},
-        {"removed": root / cifar10.CIFAR10_ARCHIVE},
+        {"removed": root / cifar10.ARCHIVE},
         {"damaged": [root / "cifar-10-batches-py" / "data_batch_1"]},
         {"damaged": [root / "x", root / "y"]},
     ]
     for form in forms:
-        said = {lang: cifar10.cifar10_unavailable_message(root, error, lang=lang, **form) for lang in ("en", "zh")}
+        said = {lang: cifar10.unavailable_message(root, error, lang=lang, **form) for lang in ("en", "zh")}
         assert said["zh"].startswith("无法使用真实的CIFAR-10：") and "data/a folder/" in said["zh"]
         label = cifar10.DATA_LABELS["generated"]
         printed = {
@@ -535,5 +535,5 @@ def test_a_stored_message_reads_in_the_other_language() -> None:
         assert cifar10.stored_output(printed["en"], "zh") == printed["zh"]
         assert cifar10.stored_output(printed["zh"], "en") == printed["en"]
         assert cifar10.stored_output(printed["zh"], "zh") == printed["zh"]
-    assert "（RuntimeError: Dataset not found" in cifar10.cifar10_unavailable_message(root, error, False, "zh")
+    assert "（RuntimeError: Dataset not found" in cifar10.unavailable_message(root, error, False, "zh")
     assert cifar10.stored_output("CIFAR-10: 10 classes\n", "zh") == "CIFAR-10: 10 classes\n"

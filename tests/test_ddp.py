@@ -20,16 +20,16 @@ from lessons import ddp
 
 
 def test_toy_data_is_fixed_and_labelled_by_its_rule() -> None:
-    first, second = ddp.ddp_toy_data(64, seed=3), ddp.ddp_toy_data(64, seed=3)
+    first, second = ddp.toy_data(64, seed=3), ddp.toy_data(64, seed=3)
     features, labels = first.tensors
     assert features.shape == (64, 20) and labels.dtype == torch.long
     assert torch.equal(features, second.tensors[0]) and torch.equal(labels, second.tensors[1])
     assert torch.equal(labels, (features[:, :10].sum(dim=1) > 0).long())
-    assert not torch.equal(features, ddp.ddp_toy_data(64, seed=4).tensors[0])
+    assert not torch.equal(features, ddp.toy_data(64, seed=4).tensors[0])
 
 
 def test_toy_model_gives_two_logits() -> None:
-    assert ddp.ddp_toy_model()(torch.zeros(5, 20)).shape == (5, 2)
+    assert ddp.toy_model()(torch.zeros(5, 20)).shape == (5, 2)
 
 
 def test_the_meeting_point_listens_from_the_start_and_closes_after_the_block() -> None:
@@ -51,7 +51,7 @@ def test_the_meeting_point_closes_after_an_error() -> None:
 def test_ddp_worker_copies_agree_and_equal_one_process(tmp_path: Path) -> None:
     world_size, batch = 2, 16
     with ddp.meeting_point() as port:
-        mp.spawn(ddp.ddp_worker, args=(world_size, port, str(tmp_path), 1, batch), nprocs=world_size)
+        mp.spawn(ddp.worker, args=(world_size, port, str(tmp_path), 1, batch), nprocs=world_size)
     results = [torch.load(tmp_path / f"rank{rank}.pt", weights_only=True) for rank in range(world_size)]
     assert all(r["backend"] == "gloo" and r["device"] == "cpu" for r in results) or torch.cuda.device_count() >= 2
     state = results[0]["model"]
@@ -62,9 +62,9 @@ def test_ddp_worker_copies_agree_and_equal_one_process(tmp_path: Path) -> None:
     shards = [r["indices"][0] for r in results]
     assert sorted(i for shard in shards for i in shard) == list(range(512))  # disjoint, covering
     torch.manual_seed(0)  # one process on the combined batches ends with the same weights
-    single = ddp.ddp_toy_model()
+    single = ddp.toy_model()
     optimizer = torch.optim.SGD(single.parameters(), lr=0.1)
-    features, labels = ddp.ddp_toy_data().tensors
+    features, labels = ddp.toy_data().tensors
     for start in range(0, len(shards[0]), batch):
         index = torch.tensor([i for shard in shards for i in shard[start : start + batch]])
         loss = torch.nn.functional.cross_entropy(single(features[index]), labels[index])
@@ -98,7 +98,7 @@ def test_destroy_process_group_frees_a_group_that_ddp_used(hold_the_group: bool)
     del store
     held = dist.group.WORLD if hold_the_group else None
     try:
-        DistributedDataParallel(ddp.ddp_toy_model())(torch.zeros(2, 20)).sum().backward()
+        DistributedDataParallel(ddp.toy_model())(torch.zeros(2, 20)).sum().backward()
     finally:
         dist.destroy_process_group()
     assert store_port_is_free(port) is not hold_the_group

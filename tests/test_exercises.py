@@ -65,8 +65,8 @@ def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     optimizer.step()
     checkpoint = root / "epoch_01.pt"
     torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": 1}, checkpoint)
-    pet_dir = petimages.make_quick_petimages(root / "pets", per_class=8)
-    data = petimages.build_petimages(pet_dir, size=16, workers=1)
+    pet_dir = petimages.make_quick(root / "pets", per_class=8)
+    data = petimages.build(pet_dir, size=16, workers=1)
     setups = {}  # each exercise's setup runs once (05's trains four runs), each answer in a copy of its namespace
     for key, setup in corpus.SETUP.items():
         setups[key] = {"run_dir": root / f"setup_{key[0]}_{key[1]}"}
@@ -280,7 +280,7 @@ def test_the_flop_counts_are_lesson_09s() -> None:
 
     from lessons import cifar10
 
-    probe = cifar10.cifar10_cnn()
+    probe = cifar10.cnn()
     x, y = torch.randn(2, 3, 32, 32), torch.randint(0, 10, (2,))
 
     def count(fn: Any) -> int:
@@ -297,7 +297,7 @@ def test_the_flop_counts_are_lesson_09s() -> None:
 def test_the_saved_bytes_are_lesson_10s() -> None:
     from lessons import cifar10, memory
 
-    model = cifar10.cifar10_cnn()
+    model = cifar10.cnn()
     saved_at = {}
     for size in (2, 3):
         x, y = torch.randn(size, 3, 32, 32), torch.randint(0, 10, (size,))

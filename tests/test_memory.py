@@ -19,7 +19,7 @@ CNN_BYTES_PER_IMAGE = 315_688
 
 def cnn_batch(size: int, seed: int = 0) -> tuple[nn.Module, torch.Tensor, torch.Tensor]:
     torch.manual_seed(seed)
-    return cifar10.cifar10_cnn(), torch.randn(size, 3, 32, 32), torch.randint(0, 10, (size,))
+    return cifar10.cnn(), torch.randn(size, 3, 32, 32), torch.randint(0, 10, (size,))
 
 
 # ---- parameters, gradients, optimizer state -----------------------------------------------------------------
@@ -304,7 +304,7 @@ def test_largest_batch_lets_other_runtime_errors_through() -> None:
 
 
 def test_largest_batch_against_a_simulated_budget(gc_calls: list[int]) -> None:
-    model = cifar10.cifar10_cnn()
+    model = cifar10.cnn()
     room = 10 * CNN_BYTES_PER_IMAGE + 4  # exactly 10 images' activations
 
     def run(batch: int) -> None:

@@ -32,7 +32,7 @@ from lessons import petimages
 
 ROOT = Path(__file__).resolve().parents[1]
 URL = "https://example.invalid/kagglecatsanddogs_5340.zip"  # never contacted: the tests replace urlopen
-# EXIF whose only tag points past the end of its block: reading it makes Pillow warn (as make_quick_petimages does)
+# EXIF whose only tag points past the end of its block: reading it makes Pillow warn (as make_quick does)
 BAD_EXIF = b"Exif\0\0II*\0" + struct.pack("<IHHHII", 8, 1, 0x010E, 2, 40, 30) + bytes(26)
 
 
@@ -69,16 +69,16 @@ def _pet_folder(root: Path) -> Path:
 
 def test_load_petimage_gives_small_grayscale_pixels(tmp_path: Path) -> None:
     path = _photo(tmp_path / "a.jpg", size=(500, 375))
-    pixels, notes, others = petimages.load_petimage(path)
+    pixels, notes, others = petimages.load_photo(path)
     assert pixels is not None and pixels.shape == (50, 50) and pixels.dtype == np.uint8
     assert pixels.flags.writeable and notes == {} and others == []
     assert pixels[:, :5].mean() < 40 < 215 < pixels[:, -5:].mean()  # the gradient survived
-    assert petimages.load_petimage(path, size=32)[0].shape == (32, 32)
+    assert petimages.load_photo(path, size=32)[0].shape == (32, 32)
 
 
 @pytest.mark.parametrize(("mode", "note"), [("L", "grayscale"), ("CMYK", "CMYK")])
 def test_grayscale_and_cmyk_are_converted_not_dropped(mode: str, note: str, tmp_path: Path) -> None:
-    pixels, notes, _ = petimages.load_petimage(_photo(tmp_path / "a.jpg", mode=mode))
+    pixels, notes, _ = petimages.load_photo(_photo(tmp_path / "a.jpg", mode=mode))
     assert pixels is not None and pixels.shape == (50, 50) and notes == {note: mode}
 
 
@@ -88,7 +88,7 @@ def test_exif_orientation_is_applied(tmp_path: Path) -> None:
     exif = Image.Exif()
     exif[0x0112] = 6  # "rotate 90 degrees clockwise to display": the left half ends up on top
     image.save(tmp_path / "turned.jpg", exif=exif)
-    pixels, _, _ = petimages.load_petimage(tmp_path / "turned.jpg")
+    pixels, _, _ = petimages.load_photo(tmp_path / "turned.jpg")
     assert pixels[:20].mean() < 30 and pixels[-20:].mean() > 225
 
 
@@ -99,8 +99,8 @@ def test_corrupt_exif_is_counted_and_its_warning_filtered(tmp_path: Path) -> Non
         with pytest.warns(UserWarning), Image.open(path) as image:  # Pillow itself warns reading this EXIF ...
             ImageOps.exif_transpose(image)
     with warnings.catch_warnings():
-        warnings.simplefilter("error")  # ... but load_petimage lets nothing escape
-        pixels, notes, others = petimages.load_petimage(path)
+        warnings.simplefilter("error")  # ... but load_photo lets nothing escape
+        pixels, notes, others = petimages.load_photo(path)
     assert pixels is not None and list(notes) == ["corrupt EXIF"] and others == []
 
 
@@ -113,20 +113,20 @@ def test_warnings_are_filtered_by_message_not_all(tmp_path: Path, monkeypatch: p
             warnings.warn(message, UserWarning, stacklevel=2)
 
     monkeypatch.setattr(ImageOps, "exif_transpose", warning_transpose)
-    assert petimages.load_petimage(path)[1:] == ({"corrupt EXIF": messages[0]}, [])
+    assert petimages.load_photo(path)[1:] == ({"corrupt EXIF": messages[0]}, [])
     messages.append("something else entirely")
     other = "UserWarning: something else entirely"
-    assert petimages.load_petimage(path)[1:] == ({"corrupt EXIF": messages[0]}, [other])
+    assert petimages.load_photo(path)[1:] == ({"corrupt EXIF": messages[0]}, [other])
     messages.pop(0)
-    assert petimages.load_petimage(path)[1:] == ({}, [other])
+    assert petimages.load_photo(path)[1:] == ({}, [other])
 
 
 @pytest.mark.parametrize("content", [b"<html>a web page</html>", b"\xff\xd8\xff\xe0" + bytes(20)])
 def test_unreadable_files_give_none_and_a_structured_reason(content: bytes, tmp_path: Path) -> None:
     (tmp_path / "bad.jpg").write_bytes(content)
-    pixels, notes, others = petimages.load_petimage(tmp_path / "bad.jpg")
+    pixels, notes, others = petimages.load_photo(tmp_path / "bad.jpg")
     assert pixels is None and notes == {"unreadable": "UnidentifiedImageError"} and others == []  # nothing to parse
-    assert petimages.load_petimage(tmp_path / "missing.jpg")[1] == {"unreadable": "FileNotFoundError"}
+    assert petimages.load_photo(tmp_path / "missing.jpg")[1] == {"unreadable": "FileNotFoundError"}
 
 
 def test_no_permission_is_a_reason_not_a_crash(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -139,7 +139,7 @@ def test_no_permission_is_a_reason_not_a_crash(tmp_path: Path, monkeypatch: pyte
         return real_open(name, flags, *args)
 
     monkeypatch.setattr(os, "open", locked_open)
-    assert petimages.load_petimage(path)[:2] == (None, {"unreadable": "PermissionError"})
+    assert petimages.load_photo(path)[:2] == (None, {"unreadable": "PermissionError"})
 
 
 # ---- image modes: the right brightness, or skipped with a reason ------------------------------------------
@@ -181,7 +181,7 @@ def test_every_mode_comes_out_with_its_brightness(mode: str, fmt: str, tmp_path:
     _mid_gray(mode).save(path, fmt)
     with Image.open(path) as stored:
         assert stored.mode == mode  # the file really holds this mode
-    pixels, notes, others = petimages.load_petimage(path)
+    pixels, notes, others = petimages.load_photo(path)
     assert pixels is not None and abs(pixels.mean() - MID) < 3, pixels.mean()  # 16-bit: not clipped to white
     assert list(notes) == ([] if mode == "RGB" else ["grayscale" if mode == "L" else mode]) and others == []
 
@@ -191,20 +191,20 @@ def test_32_bit_modes_are_skipped_with_a_reason(mode: str, tmp_path: Path) -> No
     _mid_gray(mode).save(tmp_path / "gray.tiff")
     with Image.open(tmp_path / "gray.tiff") as stored:
         assert stored.mode == mode and abs(stored.convert("L").getpixel((0, 0)) - MID) > 100  # Pillow clips
-    pixels, notes, _ = petimages.load_petimage(tmp_path / "gray.tiff")
+    pixels, notes, _ = petimages.load_photo(tmp_path / "gray.tiff")
     assert pixels is None and list(notes) == ["unsupported mode"] and notes["unsupported mode"].startswith(mode)
 
 
 def test_modes_pillow_cannot_turn_gray_are_skipped_with_a_reason(tmp_path: Path) -> None:
     Image.new("L", (64, 48), MID).convert("LAB").save(tmp_path / "lab.tiff")
-    assert petimages.load_petimage(tmp_path / "lab.tiff")[:2] == (None, {"unsupported mode": "LAB"})
+    assert petimages.load_photo(tmp_path / "lab.tiff")[:2] == (None, {"unsupported mode": "LAB"})
 
 
 def test_transparent_parts_come_out_as_on_a_white_page(tmp_path: Path) -> None:
     image = Image.new("RGBA", (64, 48), (0, 0, 0, 255))
     image.paste((0, 0, 0, 0), (0, 0, 32, 48))  # left half: transparent (its hidden colour is black)
     image.save(tmp_path / "cutout.png")
-    pixels, notes, _ = petimages.load_petimage(tmp_path / "cutout.png")
+    pixels, notes, _ = petimages.load_photo(tmp_path / "cutout.png")
     assert pixels[:, :20].min() == 255 and pixels[:, -20:].max() == 0 and list(notes) == ["RGBA"]
 
 
@@ -217,14 +217,14 @@ def test_truncated_jpeg_is_kept_like_libjpeg_and_counted(missing: int | str, tmp
     cut = data[: len(data) * 3 // 4] if missing == "quarter" else data[:-missing]
     (tmp_path / "cut.jpg").write_bytes(cut)
     (tmp_path / "fixed.jpg").write_bytes(cut + b"\xff\xd9")  # what libjpeg reads: a fake end-of-image marker
-    pixels, notes, others = petimages.load_petimage(tmp_path / "cut.jpg")
-    assert np.array_equal(pixels, petimages.load_petimage(tmp_path / "fixed.jpg")[0])
+    pixels, notes, others = petimages.load_photo(tmp_path / "cut.jpg")
+    assert np.array_equal(pixels, petimages.load_photo(tmp_path / "fixed.jpg")[0])
     assert list(notes) == ["truncated"] and others == []
     if missing == 2:  # only the end marker is missing: every pixel is there
-        assert np.array_equal(pixels, petimages.load_petimage(tmp_path / "a.jpg")[0])
+        assert np.array_equal(pixels, petimages.load_photo(tmp_path / "a.jpg")[0])
     if missing == "quarter":  # the bottom rows are lost: they come out gray
         assert np.abs(pixels[-5:].astype(int) - 128).max() <= 2
-    strict = petimages.load_petimage(tmp_path / "cut.jpg", keep_truncated=False)
+    strict = petimages.load_photo(tmp_path / "cut.jpg", keep_truncated=False)
     assert strict[:2] == (None, {"unreadable": "truncated"})
     assert ImageFile.LOAD_TRUNCATED_IMAGES is False  # the user's process-wide setting is left alone
 
@@ -233,7 +233,7 @@ def test_truncated_png_is_not_patched(tmp_path: Path) -> None:
     Image.new("L", (64, 48), MID).save(tmp_path / "a.png")
     data = (tmp_path / "a.png").read_bytes()
     (tmp_path / "cut.png").write_bytes(data[: len(data) // 2])
-    pixels, notes, _ = petimages.load_petimage(tmp_path / "cut.png")
+    pixels, notes, _ = petimages.load_photo(tmp_path / "cut.png")
     assert pixels is None and list(notes) == ["unreadable"]
 
 
@@ -269,21 +269,21 @@ EXPECTED_COUNTS = {
 
 def _check_every_entry_is_counted_once(data: dict[str, Any], pets: Path) -> None:
     """Assert the cleaning report adds up: per class, kept + every skip kind == the entries in its folder."""
-    for name in petimages.PET_CLASSES:
+    for name in petimages.CLASSES:
         counts = data["counts"][name]
-        assert set(counts) >= set(petimages.PET_KINDS)
-        counted = counts["kept"] + sum(counts.get(kind, 0) for kind in petimages.PET_SKIP_KINDS)
+        assert set(counts) >= set(petimages.KINDS)
+        counted = counts["kept"] + sum(counts.get(kind, 0) for kind in petimages.SKIP_KINDS)
         assert counted == len(os.listdir(pets / name)), (name, counts)
         assert counts["kept"] == sum(file.startswith(f"{name}/") for file in data["files"])
-    assert len(data["files"]) + len(data["skipped"]) == sum(len(os.listdir(pets / n)) for n in petimages.PET_CLASSES)
-    assert all(kind in petimages.PET_SKIP_KINDS for _, kind, _ in data["skipped"])
+    assert len(data["files"]) + len(data["skipped"]) == sum(len(os.listdir(pets / n)) for n in petimages.CLASSES)
+    assert all(kind in petimages.SKIP_KINDS for _, kind, _ in data["skipped"])
 
 
 @pytest.mark.filterwarnings(FORK_WARNING)
 @pytest.mark.parametrize("workers", [1, 2])
 def test_build_counts_every_problem_and_keeps_every_readable_image(workers: int, tmp_path: Path) -> None:
     pets = _pet_folder(tmp_path)
-    data = petimages.build_petimages(pets, workers=workers)
+    data = petimages.build(pets, workers=workers)
     assert data["counts"] == EXPECTED_COUNTS
     assert sorted(data["skipped"]) == [
         ("Cat/666.jpg", "zero-byte", ""),
@@ -296,7 +296,7 @@ def test_build_counts_every_problem_and_keeps_every_readable_image(workers: int,
     assert data["labels"].tolist() == [0] * 5 + [1] * 4 and data["labels"].dtype == torch.int64
     _check_every_entry_is_counted_once(data, pets)
     for index, file in enumerate(data["files"]):  # each slot holds its own file's pixels
-        assert np.array_equal(data["images"][index].numpy(), petimages.load_petimage(tmp_path / "PetImages" / file)[0])
+        assert np.array_equal(data["images"][index].numpy(), petimages.load_photo(tmp_path / "PetImages" / file)[0])
 
 
 def test_build_passes_other_warnings_on_with_the_file_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -309,30 +309,30 @@ def test_build_passes_other_warnings_on_with_the_file_name(tmp_path: Path, monke
 
     monkeypatch.setattr(ImageOps, "exif_transpose", warning_transpose)
     with pytest.warns(UserWarning, match="Cat/0.jpg: UserWarning: something else entirely"):
-        data = petimages.build_petimages(pets, workers=1)
+        data = petimages.build(pets, workers=1)
     assert data["counts"]["Cat"]["kept"] == 1
 
 
 def test_cache_is_reused_and_rebuilt_on_request(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pets, cache = _pet_folder(tmp_path), tmp_path / "images.pt"
     builds = []
-    real_build = petimages.build_petimages
+    real_build = petimages.build
 
     def counting_build(*args: Any, **kwargs: Any) -> dict[str, Any]:
         builds.append(args)
         return real_build(*args, **kwargs)
 
-    monkeypatch.setattr(petimages, "build_petimages", counting_build)
-    first = petimages.load_or_build_petimages(pets, cache, workers=1)
+    monkeypatch.setattr(petimages, "build", counting_build)
+    first = petimages.load_or_build(pets, cache, workers=1)
     assert len(builds) == 1 and cache.is_file()
-    second = petimages.load_or_build_petimages(pets, cache)
+    second = petimages.load_or_build(pets, cache)
     assert len(builds) == 1  # read from the cache
     assert torch.equal(first["images"], second["images"]) and torch.equal(first["labels"], second["labels"])
     assert first["files"] == second["files"] and first["counts"] == second["counts"]
     assert second["skipped"] == first["skipped"] and set(second) == set(first)  # the same dict, whichever way
-    petimages.load_or_build_petimages(pets, cache, rebuild=True, workers=1)
+    petimages.load_or_build(pets, cache, rebuild=True, workers=1)
     assert len(builds) == 2  # the rebuild switch
-    assert petimages.load_or_build_petimages(pets, cache, size=32, workers=1)["images"].shape[1:] == (32, 32)
+    assert petimages.load_or_build(pets, cache, size=32, workers=1)["images"].shape[1:] == (32, 32)
     assert len(builds) == 3  # a cache of another size is not used
 
 
@@ -369,7 +369,7 @@ def _odd_entries(pets: Path) -> dict[str, tuple[str, str]]:
 def test_no_entry_stops_the_build(workers: int, tmp_path: Path) -> None:
     pets = _pet_folder(tmp_path)
     expected = _odd_entries(pets)
-    data = petimages.build_petimages(pets, workers=workers)
+    data = petimages.build(pets, workers=workers)
     skipped = {name: (kind, detail) for name, kind, detail in data["skipped"]}
     assert {name: skipped[name] for name in expected} == expected
     assert data["counts"]["Cat"]["kept"] == 7 and {"Cat/link_to_0.jpg", "Cat/caf\udce9.jpg"} <= set(data["files"])
@@ -383,7 +383,7 @@ def test_cleaning_report_adds_up_to_the_entries_scanned(keep_truncated: bool, tm
     pets = _pet_folder(tmp_path)
     if sys.platform != "win32":
         _odd_entries(pets)
-    data = petimages.build_petimages(pets, workers=1, keep_truncated=keep_truncated)
+    data = petimages.build(pets, workers=1, keep_truncated=keep_truncated)
     _check_every_entry_is_counted_once(data, pets)
     assert data["counts"]["Dog"]["kept"] == 4 if keep_truncated else 3
 
@@ -419,7 +419,7 @@ Dog/3.jpg（无法读取：UnidentifiedImageError）""",
 
 def test_cleaning_report_in_both_languages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pets = _pet_folder(tmp_path)
-    data = petimages.build_petimages(pets, workers=1)
+    data = petimages.build(pets, workers=1)
     assert {lang: petimages.cleaning_report(data, pets, lang) for lang in REPORT} == REPORT
     monkeypatch.setattr(utils, "_language", "en")
     assert petimages.cleaning_report(data, pets) == REPORT["en"]
@@ -455,7 +455,7 @@ def test_every_row_and_reason_of_the_report_in_both_languages(tmp_path: Path) ->
     _odd_entries(pets)
     Image.new("P", (60, 40)).save(pets / "Dog" / "palette.png")
     Image.new("I", (60, 40)).save(pets / "Dog" / "deep.png", "TIFF")  # named .png, read by its contents
-    data = petimages.build_petimages(pets, workers=1)
+    data = petimages.build(pets, workers=1)
     report = {lang: petimages.cleaning_report(data, pets, lang) for lang in REPORT}
     assert "  of them P " in report["en"] and "  其中P模式 " in report["zh"]
     assert "skipped: broken link" in report["en"] and "跳过：失效的链接" in report["zh"]
@@ -469,7 +469,7 @@ def test_every_row_and_reason_of_the_report_in_both_languages(tmp_path: Path) ->
     assert len({len(line.encode("gbk")) for line in report["zh"].splitlines()[:-1]}) == 1
     details = {(kind, detail) for _, kind, detail in data["skipped"]}
     assert ("not a file", "directory") in details and ("not a file", "socket") in details
-    deep = petimages.load_petimage(pets / "Dog" / "deep.png")[1]
+    deep = petimages.load_photo(pets / "Dog" / "deep.png")[1]
     assert deep == {"unsupported mode": "I: 32-bit pixels, no known white level"}
     for detail, chinese in [
         ("directory", "文件夹"),
@@ -490,11 +490,11 @@ def test_every_row_and_reason_of_the_report_in_both_languages(tmp_path: Path) ->
 def test_load_petimage_never_waits_on_a_fifo(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe.jpg")
     result = []
-    reader = threading.Thread(target=lambda: result.append(petimages.load_petimage(tmp_path / "pipe.jpg")), daemon=True)
+    reader = threading.Thread(target=lambda: result.append(petimages.load_photo(tmp_path / "pipe.jpg")), daemon=True)
     reader.start()
     reader.join(timeout=10)
     assert result and result[0][:2] == (None, {"not a file": "FIFO"})
-    assert petimages.load_petimage(tmp_path)[:2] == (None, {"not a file": "directory"})
+    assert petimages.load_photo(tmp_path)[:2] == (None, {"not a file": "directory"})
 
 
 ODD_NAMES = ["a\u2028b.jpg", "c\x85d.jpg", "e\rf.jpg", "g\nh.jpg", " i j .jpg", "ünï\u00a0cödé.jpg", "k\tl.jpg"]
@@ -508,12 +508,12 @@ def test_file_names_of_any_characters_round_trip_through_the_cache(tmp_path: Pat
         path.parent.mkdir(parents=True, exist_ok=True)
         Image.new("L", (64, 48), 20 + 25 * index).save(path, "JPEG")
     (pets / "Dog").mkdir()
-    built = petimages.load_or_build_petimages(pets, cache, workers=1)
-    cached = petimages.load_or_build_petimages(pets, cache)
+    built = petimages.load_or_build(pets, cache, workers=1)
+    cached = petimages.load_or_build(pets, cache)
     assert sorted(built["files"]) == sorted(f"Cat/{name}" for name in names) == sorted(cached["files"])
     assert cached["files"] == built["files"] and torch.equal(cached["images"], built["images"])
     for index, file in enumerate(cached["files"]):  # files[i] names the photo whose pixels are images[i]
-        assert np.array_equal(cached["images"][index].numpy(), petimages.load_petimage(pets / file)[0])
+        assert np.array_equal(cached["images"][index].numpy(), petimages.load_photo(pets / file)[0])
 
 
 def _damage(cache: Path, how: str) -> None:
@@ -538,41 +538,41 @@ def _damage(cache: Path, how: str) -> None:
 @pytest.mark.parametrize("how", ["empty", "cut off", "garbage", "older format", "other object"])
 def test_damaged_cache_is_rebuilt_with_a_message(how: str, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     pets, cache = _pet_folder(tmp_path), tmp_path / "images_50.pt"
-    first = petimages.load_or_build_petimages(pets, cache, workers=1)
+    first = petimages.load_or_build(pets, cache, workers=1)
     _damage(cache, how)
     capsys.readouterr()
-    again = petimages.load_or_build_petimages(pets, cache, workers=1)
+    again = petimages.load_or_build(pets, cache, workers=1)
     message = capsys.readouterr().out
     assert message.startswith("images_50.pt ") and message.endswith(": rebuilding it\n") and message.count("\n") == 1
     assert ("older format" in message) == (how == "older format")
     assert again["files"] == first["files"] and torch.equal(again["images"], first["images"])
-    assert petimages.load_or_build_petimages(pets, cache)["files"] == first["files"]  # the rebuilt cache is good
+    assert petimages.load_or_build(pets, cache)["files"] == first["files"]  # the rebuilt cache is good
     assert capsys.readouterr().out == ""
 
 
 def test_stale_cache_is_rebuilt_with_a_message(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     pets, cache = _pet_folder(tmp_path), tmp_path / "images_50.pt"
-    petimages.load_or_build_petimages(pets, cache, workers=1)
-    assert petimages.load_or_build_petimages(pets, cache)["counts"]["Cat"]["kept"] == 5
+    petimages.load_or_build(pets, cache, workers=1)
+    assert petimages.load_or_build(pets, cache)["counts"]["Cat"]["kept"] == 5
     assert capsys.readouterr().out == ""  # fresh: nothing printed, so a notebook's output stays the same
     stale = "images_50.pt is out of date: photos were added, removed or changed since it was built: rebuilding it\n"
 
     _photo(pets / "Cat" / "new.jpg")  # added
-    assert petimages.load_or_build_petimages(pets, cache, workers=1)["counts"]["Cat"]["kept"] == 6
+    assert petimages.load_or_build(pets, cache, workers=1)["counts"]["Cat"]["kept"] == 6
     assert capsys.readouterr().out == stale
     (pets / "Cat" / "0.jpg").unlink()  # removed
-    assert "Cat/0.jpg" not in petimages.load_or_build_petimages(pets, cache, workers=1)["files"]
+    assert "Cat/0.jpg" not in petimages.load_or_build(pets, cache, workers=1)["files"]
     assert capsys.readouterr().out == stale
     _photo(pets / "Cat" / "1.jpg", mode="L")  # replaced by another photo
     os.utime(pets / "Cat" / "1.jpg", ns=(1, 1))
-    assert petimages.load_or_build_petimages(pets, cache, workers=1)["counts"]["Cat"]["grayscale"] == 2
+    assert petimages.load_or_build(pets, cache, workers=1)["counts"]["Cat"]["grayscale"] == 2
     assert capsys.readouterr().out == stale
-    petimages.load_or_build_petimages(pets, cache)
-    petimages.load_or_build_petimages(pets, cache, rebuild=True, workers=1)
+    petimages.load_or_build(pets, cache)
+    petimages.load_or_build(pets, cache, rebuild=True, workers=1)
     assert capsys.readouterr().out == ""  # fresh again; an asked-for rebuild needs no message either
-    petimages.load_or_build_petimages(pets, cache, size=32, workers=1)
+    petimages.load_or_build(pets, cache, size=32, workers=1)
     assert capsys.readouterr().out == "images_50.pt holds 50x50 images, not 32x32: rebuilding it\n"
-    petimages.load_or_build_petimages(pets, cache, size=32, keep_truncated=False, workers=1)
+    petimages.load_or_build(pets, cache, size=32, keep_truncated=False, workers=1)
     assert capsys.readouterr().out == "images_50.pt was built with keep_truncated=True: rebuilding it\n"
 
 
@@ -585,8 +585,8 @@ def test_every_torch_load_trusts_nothing(tmp_path: Path) -> None:
 
 
 def test_quick_sample_is_deterministic_and_has_every_problem(tmp_path: Path) -> None:
-    first = petimages.make_quick_petimages(tmp_path / "a", per_class=20)
-    second = petimages.make_quick_petimages(tmp_path / "b", per_class=20)
+    first = petimages.make_quick(tmp_path / "a", per_class=20)
+    second = petimages.make_quick(tmp_path / "b", per_class=20)
     files = sorted(p.relative_to(first).as_posix() for p in first.rglob("*.*"))
     assert files == sorted(p.relative_to(second).as_posix() for p in second.rglob("*.*"))
     assert all((first / f).read_bytes() == (second / f).read_bytes() for f in files)
@@ -596,23 +596,23 @@ def test_quick_sample_is_deterministic_and_has_every_problem(tmp_path: Path) -> 
         with Image.open(path) as image:
             sizes.add(image.size)
     assert len(sizes) > 5  # varied sizes
-    data = petimages.build_petimages(first, workers=1)
-    for kind in petimages.PET_KINDS:
-        assert sum(data["counts"][name][kind] for name in petimages.PET_CLASSES) >= 1, kind
+    data = petimages.build(first, workers=1)
+    for kind in petimages.KINDS:
+        assert sum(data["counts"][name][kind] for name in petimages.CLASSES) >= 1, kind
     assert data["counts"]["Dog"]["truncated"] == 1 and "Dog/2.jpg" in data["files"]  # kept, as OpenCV keeps it
     _check_every_entry_is_counted_once(data, first)
-    strict = petimages.build_petimages(first, workers=1, keep_truncated=False)  # the other policy: one fewer
+    strict = petimages.build(first, workers=1, keep_truncated=False)  # the other policy: one fewer
     assert len(strict["files"]) == len(data["files"]) - 1
     assert ("Dog/2.jpg", "unreadable", "truncated") in strict["skipped"]
     _check_every_entry_is_counted_once(strict, first)
 
 
 def test_quick_sample_is_reused_unless_settings_change(tmp_path: Path) -> None:
-    pets = petimages.make_quick_petimages(tmp_path, per_class=6)
+    pets = petimages.make_quick(tmp_path, per_class=6)
     stamp = (pets / "Cat" / "0.jpg").stat().st_mtime_ns
-    petimages.make_quick_petimages(tmp_path, per_class=6)
+    petimages.make_quick(tmp_path, per_class=6)
     assert (pets / "Cat" / "0.jpg").stat().st_mtime_ns == stamp
-    petimages.make_quick_petimages(tmp_path, per_class=7)
+    petimages.make_quick(tmp_path, per_class=7)
     assert (pets / "Cat" / "6.jpg").is_file()
 
 
@@ -721,9 +721,9 @@ def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _fake_generated(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
-    """Replace make_generated_petimages (25,000 JPEGs) by a recorder; return the list of folders it was asked for."""
+    """Replace make_generated (25,000 JPEGs) by a recorder; return the list of folders it was asked for."""
     calls: list[Path] = []
-    monkeypatch.setattr(petimages, "make_generated_petimages", lambda root: calls.append(Path(root)) or Path(root))
+    monkeypatch.setattr(petimages, "make_generated", lambda root: calls.append(Path(root)) or Path(root))
     return calls
 
 
@@ -733,12 +733,12 @@ def test_offline_goes_on_with_generated_data_and_says_so_loudly(
     _offline(data_env)
     calls = _fake_generated(data_env)
     data_dir = utils.DATA_DIR / "offline_test_never_created"
-    assert petimages.get_petimages(data_dir) == data_dir / "petimages-generated"
+    assert petimages.fetch(data_dir) == data_dir / "petimages-generated"
     assert calls == [data_dir / "petimages-generated"]
     out, err = capsys.readouterr()
     assert out == ""  # the banner goes to stderr: the stdout of tools/gpu_check.sh's call ends with the folder
     assert "PetImages is not available (Network is unreachable)." in err
-    assert petimages.PETIMAGES_PAGE in err and "Kaggle Cats and Dogs Dataset" in err
+    assert petimages.PAGE in err and "Kaggle Cats and Dogs Dataset" in err
     assert "put it at data/offline_test_never_created/kagglecatsanddogs_5340.zip" in err
     assert f"{utils.QUICK_ENV}=1 before starting Jupyter" in err and f"%env {utils.QUICK_ENV}=1" in err
     assert "GENERATED" in err and f"{utils.STRICT_DATA_ENV}=1" in err
@@ -751,10 +751,10 @@ def test_offline_with_strict_data_gives_one_clear_error(data_env: pytest.MonkeyP
     data_env.setenv(utils.STRICT_DATA_ENV, "1")
     data_dir = utils.DATA_DIR / "offline_test_never_created"
     with pytest.raises(RuntimeError) as caught:
-        petimages.get_petimages(data_dir)
+        petimages.fetch(data_dir)
     message = str(caught.value)
     assert message.startswith("PetImages is not available (Network is unreachable).")
-    assert petimages.PETIMAGES_PAGE in message
+    assert petimages.PAGE in message
     assert "put it at data/offline_test_never_created/kagglecatsanddogs_5340.zip" in message
     assert "824,887,076 bytes" in message and f"{utils.QUICK_ENV}=1" in message
     assert caught.value.__cause__ is None and caught.value.__suppress_context__  # one message, no chain
@@ -770,18 +770,18 @@ def test_a_connection_dropped_without_a_message_is_named_by_its_type(
     data_env.setattr(urllib.request, "urlopen", dropped)
     calls = _fake_generated(data_env)
     data_dir = utils.DATA_DIR / "offline_test_never_created"
-    assert petimages.get_petimages(data_dir) == data_dir / "petimages-generated" and len(calls) == 1
+    assert petimages.fetch(data_dir) == data_dir / "petimages-generated" and len(calls) == 1
     assert "PetImages is not available (HTTPException)." in capsys.readouterr().err
     assert not data_dir.exists()
 
 
 def test_the_page_is_microsofts_download_centre() -> None:
-    assert petimages.PETIMAGES_PAGE.startswith("https://www.microsoft.com/") and "download" in petimages.PETIMAGES_PAGE
-    assert petimages.PETIMAGES_URL.endswith("/" + petimages.PETIMAGES_ZIP_NAME)
+    assert petimages.PAGE.startswith("https://www.microsoft.com/") and "download" in petimages.PAGE
+    assert petimages.URL.endswith("/" + petimages.ZIP_NAME)
 
 
 def test_data_label_tells_generated_from_real(tmp_path: Path) -> None:
-    quick = petimages.make_quick_petimages(tmp_path / "quick", per_class=6)
+    quick = petimages.make_quick(tmp_path / "quick", per_class=6)
     assert petimages.data_label(quick) == "quick sample, generated"
     generated = tmp_path / "generated" / "PetImages"
     generated.mkdir(parents=True)
@@ -794,7 +794,7 @@ def test_data_label_tells_generated_from_real(tmp_path: Path) -> None:
 
 
 def test_data_label_follows_the_editions_language(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    quick = petimages.make_quick_petimages(tmp_path / "quick", per_class=6)
+    quick = petimages.make_quick(tmp_path / "quick", per_class=6)
     monkeypatch.setattr(utils, "_language", "en")
     utils.set_language("zh")  # what a Chinese notebook's setup cell does
     assert petimages.data_label(quick) == "快速模式的生成样本" and petimages.data_label(quick, "en").startswith("quick")
@@ -823,7 +823,7 @@ def test_download_into_a_folder_that_does_not_exist(tmp_path: Path, data_env: py
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         data_dir = tmp_path / "not" / "made" / "yet"
-        pets = petimages.get_petimages(data_dir, url=f"http://127.0.0.1:{server.server_port}/k.zip")
+        pets = petimages.fetch(data_dir, url=f"http://127.0.0.1:{server.server_port}/k.zip")
     finally:
         server.shutdown()
         server.server_close()
@@ -834,13 +834,13 @@ def test_download_into_a_folder_that_does_not_exist(tmp_path: Path, data_env: py
 def test_get_petimages_skips_when_present(tmp_path: Path, data_env: pytest.MonkeyPatch) -> None:
     (tmp_path / "petimages" / "PetImages" / "Cat").mkdir(parents=True)
     data_env.setattr(urllib.request, "urlopen", lambda *a, **k: pytest.fail("downloaded although present"))
-    assert petimages.get_petimages(tmp_path) == tmp_path / "petimages" / "PetImages"
+    assert petimages.fetch(tmp_path) == tmp_path / "petimages" / "PetImages"
 
 
 def _accept(monkeypatch: pytest.MonkeyPatch, archive: Path) -> None:
-    """Make ``archive`` the one whose size and SHA-256 ``get_petimages`` checks for (instead of Microsoft's)."""
-    monkeypatch.setattr(petimages, "PETIMAGES_ZIP_BYTES", archive.stat().st_size)
-    monkeypatch.setattr(petimages, "PETIMAGES_ZIP_SHA256", hashlib.sha256(archive.read_bytes()).hexdigest())
+    """Make ``archive`` the one whose size and SHA-256 ``fetch`` checks for (instead of Microsoft's)."""
+    monkeypatch.setattr(petimages, "ZIP_BYTES", archive.stat().st_size)
+    monkeypatch.setattr(petimages, "ZIP_SHA256", hashlib.sha256(archive.read_bytes()).hexdigest())
 
 
 def test_get_petimages_checks_size_and_checksum_then_extracts(tmp_path: Path, data_env: pytest.MonkeyPatch) -> None:
@@ -848,13 +848,13 @@ def test_get_petimages_checks_size_and_checksum_then_extracts(tmp_path: Path, da
     data_env.setenv(utils.STRICT_DATA_ENV, "1")
     archive = _zip(tmp_path / "kagglecatsanddogs_5340.zip", {"PetImages/Cat/0.jpg": b"c", "PetImages/Dog/0.jpg": b"d"})
     with pytest.raises(RuntimeError, match=f"has {archive.stat().st_size:,} bytes, not 824,887,076"):
-        petimages.get_petimages(tmp_path)
-    data_env.setattr(petimages, "PETIMAGES_ZIP_BYTES", archive.stat().st_size)
-    damaged = f"is damaged: its SHA-256 is [0-9a-f]{{64}}, not {petimages.PETIMAGES_ZIP_SHA256}"
+        petimages.fetch(tmp_path)
+    data_env.setattr(petimages, "ZIP_BYTES", archive.stat().st_size)
+    damaged = f"is damaged: its SHA-256 is [0-9a-f]{{64}}, not {petimages.ZIP_SHA256}"
     with pytest.raises(RuntimeError, match=damaged):
-        petimages.get_petimages(tmp_path)
+        petimages.fetch(tmp_path)
     _accept(data_env, archive)
-    pets = petimages.get_petimages(tmp_path)
+    pets = petimages.fetch(tmp_path)
     assert pets == tmp_path / "petimages" / "PetImages" and (pets / "Dog" / "0.jpg").read_bytes() == b"d"
     assert not (tmp_path / "petimages.part").exists()
 
@@ -865,7 +865,7 @@ def test_a_zip_of_the_wrong_size_falls_back_with_the_reason(
     data_env.setattr(urllib.request, "urlopen", lambda *a, **k: pytest.fail("downloaded although present"))
     calls = _fake_generated(data_env)
     (tmp_path / "kagglecatsanddogs_5340.zip").write_bytes(b"partial")
-    assert petimages.get_petimages(tmp_path) == tmp_path / "petimages-generated" and len(calls) == 1
+    assert petimages.fetch(tmp_path) == tmp_path / "petimages-generated" and len(calls) == 1
     zip_path = tmp_path / "kagglecatsanddogs_5340.zip"
     assert f"({zip_path} has 7 bytes, not 824,887,076: it is incomplete or another file; delete it)" in (
         capsys.readouterr().err
@@ -880,16 +880,16 @@ def test_a_damaged_zip_of_the_right_size_falls_back_or_stops(
     calls = _fake_generated(data_env)
     zip_path = tmp_path / "kagglecatsanddogs_5340.zip"
     zip_path.write_bytes(b"not a zip at all")
-    data_env.setattr(petimages, "PETIMAGES_ZIP_BYTES", 16)
-    assert petimages.get_petimages(tmp_path) == tmp_path / "petimages-generated" and len(calls) == 1
+    data_env.setattr(petimages, "ZIP_BYTES", 16)
+    assert petimages.fetch(tmp_path) == tmp_path / "petimages-generated" and len(calls) == 1
     digest = hashlib.sha256(b"not a zip at all").hexdigest()
     expected = f"PetImages is not available ({zip_path} is damaged: its SHA-256 is {digest}, not "
-    assert expected + f"{petimages.PETIMAGES_ZIP_SHA256}; delete it)." in capsys.readouterr().err
+    assert expected + f"{petimages.ZIP_SHA256}; delete it)." in capsys.readouterr().err
     _accept(data_env, zip_path)  # the right checksum, yet no zip: named too
     data_env.setenv(utils.STRICT_DATA_ENV, "1")
     not_a_zip = rf"not available \({re.escape(str(zip_path))} cannot be unpacked \(File is not a zip file\)"
     with pytest.raises(RuntimeError, match=not_a_zip):
-        petimages.get_petimages(tmp_path)
+        petimages.fetch(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == [zip_path.name]  # nothing half-unpacked
 
 
@@ -906,15 +906,15 @@ def test_a_zip_damaged_inside_is_named_and_nothing_half_unpacked_is_kept(
     data_env.setenv(utils.STRICT_DATA_ENV, "1")
     shown = re.escape(str(zip_path))
     with pytest.raises(RuntimeError, match=rf"\({shown} cannot be unpacked \(Bad CRC-32 for file 'PetImages/Dog/2"):
-        petimages.get_petimages(tmp_path)
+        petimages.fetch(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == [zip_path.name]  # no petimages.part, no petimages/
     data_env.setattr(utils, "_language", "en")
     utils.set_language("zh")  # what a Chinese notebook says
     with pytest.raises(RuntimeError, match=rf"^无法使用PetImages（{shown}无法解压（Bad CRC-32"):
-        petimages.get_petimages(tmp_path)
-    data_env.setattr(petimages, "PETIMAGES_ZIP_BYTES", 1)
+        petimages.fetch(tmp_path)
+    data_env.setattr(petimages, "ZIP_BYTES", 1)
     with pytest.raises(RuntimeError, match=f"{shown}有{len(content):,}字节，而不是1字节：它不完整"):
-        petimages.get_petimages(tmp_path)
+        petimages.fetch(tmp_path)
 
 
 def test_a_download_of_other_contents_is_deleted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -928,8 +928,8 @@ def test_a_download_of_other_contents_is_deleted(tmp_path: Path, monkeypatch: py
 
 
 def test_the_checksum_is_a_sha256_and_the_size_matches_it() -> None:
-    assert re.fullmatch(r"[0-9a-f]{64}", petimages.PETIMAGES_ZIP_SHA256)
-    assert petimages.PETIMAGES_ZIP_BYTES == 824_887_076  # the size recorded with that checksum
+    assert re.fullmatch(r"[0-9a-f]{64}", petimages.ZIP_SHA256)
+    assert petimages.ZIP_BYTES == 824_887_076  # the size recorded with that checksum
 
 
 # ---- the benchmark ------------------------------------------------------------------------------------------
@@ -956,18 +956,18 @@ def test_a_chinese_notebook_says_it_in_chinese(data_env: pytest.MonkeyPatch, cap
     data_env.setattr(utils, "_language", "en")
     utils.set_language("zh")
     data_dir = utils.DATA_DIR / "offline_test_never_created"
-    petimages.get_petimages(data_dir)
+    petimages.fetch(data_dir)
     err = capsys.readouterr().err
-    assert "无法使用PetImages（Network is unreachable）。" in err and petimages.PETIMAGES_PAGE in err
+    assert "无法使用PetImages（Network is unreachable）。" in err and petimages.PAGE in err
     assert "放到data/offline_test_never_created/kagglecatsanddogs_5340.zip" in err and "824,887,076字节" in err
     assert f"设置{utils.QUICK_ENV}=1" in err and f"%env {utils.QUICK_ENV}=1" in err
     assert "改用生成的仿真图片（GENERATED" in err and f"设置{utils.STRICT_DATA_ENV}=1可以让它在这里停止" in err
     data_env.setenv(utils.STRICT_DATA_ENV, "1")
     with pytest.raises(RuntimeError, match="^无法使用PetImages（Network is unreachable）。"):
-        petimages.get_petimages(data_dir)
+        petimages.fetch(data_dir)
     data_env.delenv(utils.STRICT_DATA_ENV)
     data_env.setenv(utils.GENERATED_ENV, "1")
-    petimages.get_petimages(data_dir)
+    petimages.fetch(data_dir)
     assert capsys.readouterr().out.startswith(f"已设置{utils.GENERATED_ENV}：使用25,000张生成的")
     assert len(calls) == 2 and not data_dir.exists()
 
@@ -994,24 +994,24 @@ def test_generated_full_size_set_replaces_the_download_only_when_asked(
 ) -> None:
     calls = _fake_generated(data_env)
     data_env.setenv(utils.GENERATED_ENV, "1")
-    assert petimages.get_petimages(tmp_path, url="http://127.0.0.1:9/x") == tmp_path / "petimages-generated"
+    assert petimages.fetch(tmp_path, url="http://127.0.0.1:9/x") == tmp_path / "petimages-generated"
     assert "generated PetImages-like JPEGs, not the real photos" in capsys.readouterr().out
     data_env.delenv(utils.GENERATED_ENV)
     data_env.setenv(utils.STRICT_DATA_ENV, "1")
     with pytest.raises(RuntimeError, match="PetImages is not available"):  # without the flag: the real download
-        petimages.get_petimages(tmp_path / "other", url="http://127.0.0.1:9/x")
+        petimages.fetch(tmp_path / "other", url="http://127.0.0.1:9/x")
     assert len(calls) == 1
 
 
 def test_generated_set_has_real_photo_sizes_and_is_reused(tmp_path: Path) -> None:
-    pets = petimages.make_generated_petimages(tmp_path, per_class=3, workers=2)
+    pets = petimages.make_generated(tmp_path, per_class=3, workers=2)
     widths = []
     for path in sorted((pets / "Cat").iterdir()) + sorted((pets / "Dog").iterdir()):
         with Image.open(path) as image:
             widths.append(image.width)
     assert len(widths) == 6 and all(300 <= w <= 500 for w in widths)
     stamp = (pets / "done.txt").stat().st_mtime_ns
-    assert petimages.make_generated_petimages(tmp_path, per_class=3, workers=2) == pets
+    assert petimages.make_generated(tmp_path, per_class=3, workers=2) == pets
     assert (pets / "done.txt").stat().st_mtime_ns == stamp  # kept, not written again
 
 
@@ -1030,10 +1030,10 @@ def test_what_a_chinese_notebook_prints_while_loading_is_chinese(
     digest = hashlib.sha256(payload).hexdigest()
     with pytest.raises(OSError, match=f"^从{URL}下载的不是预期的文件（SHA-256是{digest}，而不是0{{64}}）；已经删除$"):
         petimages.download_file(URL, tmp_path / "y.zip", len(payload), sha256="0" * 64)
-    calls = _fake_generated(data_env)  # the banner of get_petimages names the cut-off download in Chinese
+    calls = _fake_generated(data_env)  # the banner of fetch names the cut-off download in Chinese
     _fake_urlopen(data_env, payload, honour_range=True, cut=4000)
-    data_env.setattr(petimages, "PETIMAGES_ZIP_BYTES", len(payload))
-    assert petimages.get_petimages(tmp_path / "d") == tmp_path / "d" / "petimages-generated" and len(calls) == 1
+    data_env.setattr(petimages, "ZIP_BYTES", len(payload))
+    assert petimages.fetch(tmp_path / "d") == tmp_path / "d" / "petimages-generated" and len(calls) == 1
     assert (
         "无法使用PetImages（下载停在了4,000字节处（共10,000字节）；重新运行就会接着下载）。" in capsys.readouterr().err
     )
@@ -1041,24 +1041,24 @@ def test_what_a_chinese_notebook_prints_while_loading_is_chinese(
     with pytest.raises(ValueError, match="^拒绝解压'../escape.jpg'：它会落到目标文件夹之外$"):
         petimages.safe_extract(archive, tmp_path / "out")
     pets, cache = _pet_folder(tmp_path / "cache"), tmp_path / "images_50.pt"
-    petimages.load_or_build_petimages(pets, cache, workers=1)
+    petimages.load_or_build(pets, cache, workers=1)
     _photo(pets / "Cat" / "new.jpg")
-    petimages.load_or_build_petimages(pets, cache, workers=1)
+    petimages.load_or_build(pets, cache, workers=1)
     stale = "images_50.pt已经过时（构建之后有照片被添加、删除或修改），正在重新构建\n"
     assert capsys.readouterr().out == stale
-    petimages.load_or_build_petimages(pets, cache, size=32, workers=1)
+    petimages.load_or_build(pets, cache, size=32, workers=1)
     assert capsys.readouterr().out == "images_50.pt存的是50x50的图像，而不是32x32，正在重新构建\n"
-    petimages.load_or_build_petimages(pets, cache, size=32, keep_truncated=False, workers=1)
+    petimages.load_or_build(pets, cache, size=32, keep_truncated=False, workers=1)
     assert capsys.readouterr().out == "images_50.pt是用keep_truncated=True构建的，正在重新构建\n"
     cache.write_bytes(b"")
-    petimages.load_or_build_petimages(pets, cache, size=32, keep_truncated=False, workers=1)
+    petimages.load_or_build(pets, cache, size=32, keep_truncated=False, workers=1)
     assert capsys.readouterr().out == "images_50.pt无法读取（EOFError），正在重新构建\n"
 
 
 def test_a_photo_that_cannot_be_used_is_named_with_the_fix(tmp_path: Path) -> None:
     """Notebook 07 classifies the student's own photo (MY_PHOTO): a typo, or a file that is not a photo, is named
     with its reason and the fix, in each edition's language."""
-    missing = petimages.load_petimage(tmp_path / "my_cat.jpg")[1]
+    missing = petimages.load_photo(tmp_path / "my_cat.jpg")[1]
     assert petimages.unusable_photo_message(tmp_path / "my_cat.jpg", missing, "en") == (
         "cannot use my_cat.jpg (unreadable: FileNotFoundError). Fix: set MY_PHOTO to a JPEG or PNG file that exists"
     )
@@ -1066,10 +1066,10 @@ def test_a_photo_that_cannot_be_used_is_named_with_the_fix(tmp_path: Path) -> No
         "用不了my_cat.jpg（无法读取：FileNotFoundError）。解决办法：把MY_PHOTO设为一个存在的JPEG或PNG文件"
     )
     (tmp_path / "notes.txt").write_text("not a photo")
-    notes = petimages.load_petimage(tmp_path / "notes.txt")[1]
+    notes = petimages.load_photo(tmp_path / "notes.txt")[1]
     assert petimages.unusable_photo_message(tmp_path / "notes.txt", notes, "zh").startswith(
         "用不了notes.txt（无法读取：UnidentifiedImageError）"
     )
-    assert petimages.unusable_photo_message(tmp_path, petimages.load_petimage(tmp_path)[1], "en").startswith(
+    assert petimages.unusable_photo_message(tmp_path, petimages.load_photo(tmp_path)[1], "en").startswith(
         f"cannot use {tmp_path.name} (not a file: directory)"
     )

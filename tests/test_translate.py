@@ -554,9 +554,9 @@ def test_an_english_data_output_in_a_chinese_twin_is_caught(tmp_path: Path, caps
     the English ones into exactly what the Chinese edition prints."""
     from lessons import cifar10, petimages
 
-    pets = petimages.make_quick_petimages(tmp_path / "quick", per_class=6)
-    data = petimages.build_petimages(pets, workers=1)
-    shapes = cifar10.CIFARArrays(*cifar10.make_quick_cifar10(10), cifar10.QUICK_CIFAR10_CLASSES)
+    pets = petimages.make_quick(tmp_path / "quick", per_class=6)
+    data = petimages.build(pets, workers=1)
+    shapes = cifar10.CIFARArrays(*cifar10.draw_shapes(10), cifar10.GENERATED_CLASSES)
     printed = {}
     for lang in ("en", "zh"):
         utils.set_language(lang)
@@ -565,7 +565,7 @@ def test_an_english_data_output_in_a_chinese_twin_is_caught(tmp_path: Path, caps
             print(petimages.cleaning_report(data, pets))
             print(f"4 epochs on {cifar10.data_label(shapes)}")
             with utils.expect_error(RuntimeError, match=r"(?s)cifar-10-python\.tar\.gz.*no-cifar-here/"):  # as 06
-                cifar10.load_cifar10(train=True, root=tmp_path / "no-cifar-here", download=False)
+                cifar10.load_real(train=True, root=tmp_path / "no-cifar-here", download=False)
         finally:
             utils.set_language("en")
         printed[lang] = nbformat.v4.new_output("stream", name="stdout", text=capsys.readouterr().out)

@@ -360,7 +360,7 @@ EOF
         --workers 4 --repeat 2 --compare-cpu >>"$log" 2>&1
       code=$? ;;
     petbench)
-      { pets=$(NB_GENERATED_DATA=1 "$PYTHON" -c 'from lessons import petimages; print(petimages.get_petimages())' | tail -n 1)  # its last line: the folder
+      { pets=$(NB_GENERATED_DATA=1 "$PYTHON" -c 'from lessons import petimages; print(petimages.fetch())' | tail -n 1)  # its last line: the folder
         echo "$ python benchmarks/petimages_preprocess.py --root <25,000 generated JPEGs> --repeat 2"
         timeout --kill-after=10 "$left" "$PYTHON" benchmarks/petimages_preprocess.py --root "$pets" --repeat 2
       } >"$log" 2>&1

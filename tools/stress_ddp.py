@@ -3,7 +3,7 @@
     .venv/bin/python tools/stress_ddp.py                 # 300 starts, every other one with the CPU loaded
     .venv/bin/python tools/stress_ddp.py --starts 40     # a shorter run
 
-Each start does what tests/test_ddp.py does: ``mp.spawn(lessons.ddp.ddp_worker, ...)`` with two CPU processes
+Each start does what tests/test_ddp.py does: ``mp.spawn(lessons.ddp.worker, ...)`` with two CPU processes
 talking through gloo, then checks that both ranks wrote their reports. Every second start runs while this tool
 keeps every core of the machine busy with spinning processes of its own, so the two ranks are descheduled at
 random points (the load other programs put on a shared machine comes on top, in both halves). The children's
@@ -69,7 +69,7 @@ def one_start(out_dir: Path, timeout: float) -> tuple[str, str]:
     """Spawn the worker once in `out_dir`; return the outcome ("ok", "abort", "error", "missing", "hang") and detail."""
     stderr_path = out_dir / "child_stderr.txt"
     with ddp.child_stderr_to(stderr_path), ddp.meeting_point() as port:
-        context = mp.spawn(ddp.ddp_worker, args=(WORLD_SIZE, port, str(out_dir), EPOCHS, BATCH),
+        context = mp.spawn(ddp.worker, args=(WORLD_SIZE, port, str(out_dir), EPOCHS, BATCH),
                            nprocs=WORLD_SIZE, join=False)
         deadline = time.monotonic() + timeout
         outcome, detail = "ok", ""
@@ -111,7 +111,7 @@ def main() -> int:
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # `kill PID` stops it as Ctrl+C does
 
     print(f"torch {torch.__version__}, Python {platform.python_version()}, {platform.machine()}, "
-          f"{os.cpu_count()} cores, {datetime.date.today()}; {args.starts} starts of ddp_worker "
+          f"{os.cpu_count()} cores, {datetime.date.today()}; {args.starts} starts of worker "
           f"(world size {WORLD_SIZE}, gloo), every other one with {args.load} spinning processes", flush=True)
     counts: Counter[tuple[str, str]] = Counter()
     begin = time.monotonic()
