@@ -410,7 +410,7 @@ def evaluate(
     return total_loss.item() / max(count, 1), correct.item() / max(count, 1)
 
 
-# ---- Figures anyone can read (issue 28) -----------------------------------------------------------------------------
+# ---- Figures anyone can read -----------------------------------------------------------------------------
 PALETTE: tuple[str, ...] = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#000000")
 """Colours for lines, markers and bars: blue, vermillion, bluish green, reddish purple and black, the colours of Okabe
 and Ito's colour-blind-safe palette that stand out from a white background at least 3:1 (WCAG 2.2, 1.4.11). Plots

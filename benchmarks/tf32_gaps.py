@@ -1,5 +1,5 @@
 """How far apart the float comparisons of notebooks 09 and 10 land in float32, in emulated TF32, and with TF32 on one
-side only (issue 37; benchmarks/RESULTS.md, "Emulated TF32").
+sideonly (benchmarks/RESULTS.md, "Emulated TF32").
 
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/tf32_gaps.py
 

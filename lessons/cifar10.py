@@ -426,7 +426,7 @@ def stored_output(text: str, lang: str) -> str:
     A stored output is printed in quick mode: every ``unavailable_message`` in it (the error 06 shows on
     purpose) is rebuilt from its parts in ``lang``, and the label of the generated shapes (``DATA_LABELS``) is put
     in ``lang`` wherever it stands; "CIFAR-10" reads the same in both. Anything else is left as it is.
-    tools/translate.py gives every stored output of a Chinese notebook through this.
+    tools/author/translate.py gives every stored output of a Chinese notebook through this.
     """
     done = ""
     while (found := _parse_unavailable(text)) is not None:

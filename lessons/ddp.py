@@ -20,13 +20,8 @@ from pathlib import Path
 import torch
 import torch.distributed as dist
 
-# Imported before any process group exists, so that destroy_process_group() frees the group (issue 30). The
-# functions of torch.distributed.nn take `group=group.WORLD` as a default argument, evaluated when the module is
-# first imported, and DistributedDataParallel(...) imports it (through torch._dynamo). Imported first there, after
-# init_process_group, those defaults hold the group for good: destroy_process_group() frees nothing, and each
-# process exits with the group's gloo threads and connections (and, on rank 0, the TCPStore server) still running,
-# at about the time the other rank exits too. That is the state in which CI saw about one start in fifty die with
-# SIGABRT ("terminate called without an active exception").
+# Imported before any process group exists: its functions' default `group` argument would otherwise hold the
+# group, and destroy_process_group() would free nothing.
 import torch.distributed.nn  # noqa: F401
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel

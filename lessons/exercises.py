@@ -1320,7 +1320,7 @@ def stored_sentence(text: str, lang: str) -> str:
     """Return ``text``, what checks printed in a stored output, with each line that is a check's sentence for a
     stub (every value still ``None``, or a function's stub), for a right answer or for a reference solution put in
     ``lang`` (``"en"`` or ``"zh"``); other lines stay as they are. The Chinese edition stores the English outputs
-    this way (``tools/translate.py``), so that its stored checks read as they print when run."""
+    this way (``tools/author/translate.py``), so that its stored checks read as they print when run."""
     table: dict[str, str] = {}
     for found in _LIST:
         variants = []

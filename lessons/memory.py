@@ -156,17 +156,9 @@ def gpu_budget(device: torch.device, budget: int) -> Iterator[None]:
     tensors get about ``budget`` bytes before ``torch.OutOfMemoryError``; put the cap back as it was on exit, also
     after an error. On any other device, do nothing.
 
-    What the cap bounds: ``torch.cuda.set_per_process_memory_fraction`` limits the bytes the allocator *reserves*
-    (its segments, in use or cached), not the bytes of live tensors. A new segment that would take the reserved bytes
-    past the cap raises the error, after the allocator has returned its unused cached segments and tried again.
-    ``empty_cache`` on entry returns the segments that hold no tensor; the free space left inside the others is
-    reserved already, so it counts against the cap: new tensors may use it where they fit, and may reserve that much
-    less in new segments. So new tensors get at most ``budget`` bytes, less the cached free space they cannot use
-    and the allocator's rounding (a tensor of at most 1 MiB takes room in a 2 MiB segment, one under 10 MiB in a
-    20 MiB segment, a larger one a multiple of 2 MiB). Capping the reserved bytes on entry plus ``budget`` instead,
-    as this function did before (the GPU run of 2026-11-26), gives each search the free space cached on entry on top
-    of ``budget``: as much more room as earlier cells left there. Read from PyTorch's caching allocator
-    (``c10/cuda/CUDACachingAllocator.cpp``), not measured on a GPU.
+    The cap bounds the bytes the allocator *reserves* (``set_per_process_memory_fraction``), not those of live
+    tensors: cached free space counts against it, and the allocator rounds blocks up, so new tensors get a little less
+    than ``budget``.
 
     ``device`` may have no index, as ``torch.device("cuda")`` from ``utils.get_device()``: that means the current GPU.
     """

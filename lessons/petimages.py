@@ -408,7 +408,7 @@ def stored_output(text: str, lang: str) -> str:
     A stored output is printed in quick mode: its cleaning report (``cleaning_report``, found by its shape and
     its rows' names) is rebuilt from its numbers in ``lang``, and the labels that can appear in it, the quick
     sample's and the generated set's (``DATA_LABELS``), are put in ``lang`` wherever they stand. Anything else is
-    left as it is. tools/translate.py gives every stored output of a Chinese notebook through this.
+    left as it is. tools/author/translate.py gives every stored output of a Chinese notebook through this.
     """
     lines = text.split("\n")
     index = 0

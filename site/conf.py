@@ -1,4 +1,4 @@
-"""Sphinx configuration of the lessons' website; one build per language (tools/build_site.py sets SITE_LANG).
+"""Sphinx configuration of the lessons' website; one build per language (tools/teacher/build_site.py sets SITE_LANG).
 
 The pages are the stored notebooks, never re-executed (``nb_execution_mode = "off"``): what a reader sees is what CI
 compared. English and Chinese builds have the same page names, so the language switch in the sidebar links a page
@@ -13,7 +13,7 @@ from pathlib import Path
 
 SITE = Path(__file__).resolve().parent
 sys.path.insert(0, str(SITE.parent))
-from tools.notebook_template import REPO  # noqa: E402  (the repository address lives in one place)
+from tools.author.setup_cell import REPO  # noqa: E402  (the repository address lives in one place)
 
 LANG = os.environ.get("SITE_LANG", "en")
 BRANCH = os.environ.get("SITE_BRANCH", "main")

@@ -19,18 +19,18 @@ import nbformat
 from nbval.plugin import comment_markers, find_comment_markers, find_metadata_tags
 
 import utils
-from tools import notebook_template as template
-from tools.student_edition import is_solution
+from tools.author import cells, core, editions, header, template
+from tools.teacher.student_edition import is_solution
 
 MAX_BYTES = 1_000_000
 CORE_MAX_WORDS = 1_500
 """The core path (everything before ``## Going deeper``) is read in one class period: at most this much prose..."""
 CORE_MAX_CODE_CELLS = 25
 """... and at most this many code cells (the setup cell included)..."""
-CORE_MAX_MINUTES = template.CORE_MAX_MINUTES
-"""... and at most this many minutes in class by ``tools/notebook_template.py``'s ``core_minutes`` (prose, lines of
+CORE_MAX_MINUTES = core.CORE_MAX_MINUTES
+"""... and at most this many minutes in class by ``tools/author/template.py``'s ``core_minutes`` (prose, lines of
 code and code cells together)."""
-heading_index, core_size = template.heading_index, template.core_size
+heading_index, core_size = core.heading_index, core.core_size
 NAME = re.compile(r"^(\d\d)_[a-z0-9]+(_[a-z0-9]+)*\.ipynb$")
 MACHINE_PATH = re.compile(r"(/root/|/home/[^/\s]+/|/Users/[^/\s]+/|/tmp/|/work/|/content/|[A-Z]:\\\\Users)")
 CUDA_STRING = re.compile(r"cuda:\d|device='cuda|device\(type='cuda")
@@ -60,19 +60,18 @@ def check_name(name: str) -> list[str]:
 
 def check_structure(nb: Notebook, name: str, timings: dict[str, Any], lang: str = "en") -> list[str]:
     """Title with the notebook's number, Colab link to itself, measured times, 'You will learn', Summary, Exercises."""
-    labels = template.LANGUAGES[lang]
+    labels = editions.LANGUAGES[lang]
     problems = []
     first = nb.cells[0].source if nb.cells and nb.cells[0].cell_type == "markdown" else ""
     if not re.match(rf"# {name[:2]} · \S", first):
         problems.append(f"first cell is not a title '# {name[:2]} · ...'")
-    if template.colab_link(name, lang) not in first:
+    if header.colab_link(name, lang) not in first:
         problems.append("no Open-in-Colab link pointing at this notebook in the first cell")
     if re.search(r"!\[[^\]]*\]\(https?://", first):
         problems.append("a remote image in the header: JupyterLab shows it broken offline (use words)")
-    line = template.time_line(timings.get(name.removesuffix(".ipynb"), {}), lang, template.code_digest(nb) if
-                              lang == "en" else template.edition_code_digest(nb, name, lang))
+    line = header.time_line(timings.get(name.removesuffix(".ipynb"), {}), lang, header.quick_mode_shrinks(nb))
     if line not in first:
-        problems.append("the header's time line differs from notebooks/timings.json (run tools/notebook_template.py)")
+        problems.append("the header's time line differs from notebooks/timings.json (run tools/author/template.py)")
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     for heading in (labels.learn, labels.summary, labels.exercises):
         if heading not in text:
@@ -85,20 +84,20 @@ def check_setup_cell(nb: Notebook, lang: str = "en") -> list[str]:
     code = code_cells(nb)
     if not code:
         return ["no code cells"]
-    if code[0].source != template.LANGUAGES[lang].setup_cell:
-        return ["first code cell is not tools/notebook_template.py's setup cell (run tools/notebook_template.py)"]
+    if code[0].source != editions.LANGUAGES[lang].setup_cell:
+        return ["first code cell is not tools/author/template.py's setup cell (run tools/author/template.py)"]
     return _collapsed(code[0], "the setup cell")
 
 
 def _collapsed(cell: Any, what: str) -> list[str]:
     """``cell`` shows only its ``# @title`` line, in Colab (a form) and in JupyterLab (its code hidden)."""
     problems = []
-    if not cell.source.startswith(template.FORM_TITLE):
-        problems.append(f"{what} does not start with {template.FORM_TITLE.strip()!r} (its title in Colab)")
+    if not cell.source.startswith(cells.FORM_TITLE):
+        problems.append(f"{what} does not start with {cells.FORM_TITLE.strip()!r} (its title in Colab)")
     if cell.metadata.get("cellView") != "form":
-        problems.append(f"{what} is not a Colab form (cellView) (run tools/notebook_template.py)")
+        problems.append(f"{what} is not a Colab form (cellView) (run tools/author/template.py)")
     if not cell.metadata.get("jupyter", {}).get("source_hidden"):
-        problems.append(f"{what}'s code is not collapsed (jupyter.source_hidden) (run tools/notebook_template.py)")
+        problems.append(f"{what}'s code is not collapsed (jupyter.source_hidden) (run tools/author/template.py)")
     return problems
 
 
@@ -110,7 +109,7 @@ def check_metadata(nb: Notebook) -> list[str]:
         problems.append(f"kernelspec is {nb.metadata.get('kernelspec')!r}, not {template.KERNELSPEC!r}")
     for key, value in template.COLAB_METADATA.items():
         if nb.metadata.get(key) != value:
-            problems.append(f"metadata {key!r} is not {value!r} (run tools/notebook_template.py)")
+            problems.append(f"metadata {key!r} is not {value!r} (run tools/author/template.py)")
     return problems
 
 
@@ -118,13 +117,13 @@ def check_executed_in_order(nb: Notebook) -> list[str]:
     """Every code cell ran, once, top to bottom in one kernel: execution counts 1, 2, 3, ..."""
     counts = [c.get("execution_count") for c in code_cells(nb)]
     if counts != list(range(1, len(counts) + 1)):
-        return [f"execution counts are {counts[:10]}..., expected 1, 2, 3, ... (run tools/run_notebooks.py)"]
+        return [f"execution counts are {counts[:10]}..., expected 1, 2, 3, ... (run tools/author/run_notebooks.py)"]
     return []
 
 
 def check_outputs(nb: Notebook) -> list[str]:
     """No error outputs at all, no stderr, no machine paths, no CUDA device strings in stored outputs; each stream's
-    output in one piece (``tools/run_notebooks.py``'s ``coalesce_streams``)."""
+    output in one piece (``tools/author/run_notebooks.py``'s ``coalesce_streams``)."""
     problems = []
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
@@ -133,7 +132,8 @@ def check_outputs(nb: Notebook) -> list[str]:
         for before, out in zip(outputs, outputs[1:], strict=False):
             if out.get("output_type") == "stream" and (before.get("output_type"), before.get("name")) == (
                 "stream", out.get("name")):
-                problems.append(f"cell {index}: a {out.get('name')} output in pieces (run tools/run_notebooks.py)")
+                name = out.get("name")
+                problems.append(f"cell {index}: a {name} output in pieces (run tools/author/run_notebooks.py)")
         for out in outputs:
             if out.get("output_type") == "error":
                 problems.append(f"cell {index}: stored error {out.get('ename')} (Run all would stop here)")
@@ -167,7 +167,7 @@ which raises AssertionError); no cell is skipped; no ``inspect.getsource`` check
                 problems.append(f"code cell {index}: {line.strip()!r} is not an exact nbval marker, nbval ignores it")
         if dict(find_comment_markers(cell.source)):
             problems.append(f"code cell {index}: an nbval marker in the code a student reads: make it a cell tag "
-                            "(run tools/notebook_template.py)")
+                            "(run tools/author/template.py)")
         if options.get("check") is False:
             following = code[index + 1].source if index + 1 < len(code) else ""
             if "assert" not in following and (check_call(following) or ("", 0, False))[2] is False:
@@ -181,8 +181,8 @@ def check_solutions_collapsed(nb: Notebook, lang: str = "en") -> list[str]:
     """Exercise solutions exist, under the ``## Solutions`` heading after the Exercises, each collapsed to its
     ``# @title`` line in Colab (a form) and JupyterLab (``jupyter.source_hidden``), with no stored output (nbval runs
     it without comparing one: its tag ``nbval-ignore-output``). ``outputs_hidden`` is not stored, since JupyterLab's
-    "Run All" uncovers it and saving drops it anyway (issue 27)."""
-    labels = template.LANGUAGES[lang]
+    "Run All" uncovers it and saving drops it anyway."""
+    labels = editions.LANGUAGES[lang]
     solutions = [c for c in nb.cells if is_solution(c, lang)]
     if not solutions:
         return [f"no '{labels.solution}' code cells"]
@@ -196,9 +196,9 @@ def check_solutions_collapsed(nb: Notebook, lang: str = "en") -> list[str]:
             problems.append("a solution under the Solutions heading stores outputs_hidden (Run All uncovers it)")
         if cell.get("outputs"):
             problems.append(f"solution {cell.source.splitlines()[0]!r} stores an output, which shows the answer "
-                            "(run tools/notebook_template.py)")
-        if template.IGNORE_OUTPUT_TAG not in cell.metadata.get("tags", []):
-            problems.append(f"solution {cell.source.splitlines()[0]!r} lacks the tag {template.IGNORE_OUTPUT_TAG!r}: "
+                            "(run tools/author/template.py)")
+        if cells.IGNORE_OUTPUT_TAG not in cell.metadata.get("tags", []):
+            problems.append(f"solution {cell.source.splitlines()[0]!r} lacks the tag {cells.IGNORE_OUTPUT_TAG!r}: "
                             "nbval would compare its output with none")
     exercises = heading_index(nb, labels.exercises) or 0
     if any(i < exercises for i, c in enumerate(nb.cells) if is_solution(c, lang)):
@@ -260,7 +260,7 @@ def defined_and_used(source: str) -> tuple[set[str], set[str]]:
 def _exercise_text(nb: Notebook, index: int, lang: str) -> str:
     """Return the text of the exercise that code cell ``index`` belongs to: the exercise its answer cell, check or
     solution names, else the markdown cell right above it; "" if none."""
-    labels = template.LANGUAGES[lang]
+    labels = editions.LANGUAGES[lang]
     first = nb.cells[index].source.splitlines()[0] if nb.cells[index].source else ""
     number = None
     for label in (labels.answer, labels.solution_of):
@@ -285,9 +285,9 @@ def check_cell_length(nb: Notebook) -> list[str]:
     problems = []
     for index, cell in enumerate(nb.cells):
         lines = sum(1 for line in cell.source.splitlines() if line.strip())
-        if cell.cell_type == "code" and cell.id != setup and lines > template.CODE_CELL_MAX_LINES:
+        if cell.cell_type == "code" and cell.id != setup and lines > core.CODE_CELL_MAX_LINES:
             problems.append(f"cell {index} ({cell.id}) has {lines} lines of code (at most "
-                            f"{template.CODE_CELL_MAX_LINES}): split it")
+                            f"{core.CODE_CELL_MAX_LINES}): split it")
     return problems
 
 
@@ -295,8 +295,8 @@ def check_core_path(nb: Notebook, lang: str = "en") -> list[str]:
     """A core path a class does in one period (at most ``CORE_MAX_WORDS`` words, ``CORE_MAX_CODE_CELLS`` code cells
     and ``CORE_MAX_MINUTES`` minutes), then ``## Going deeper`` before the Summary and the Exercises; what comes
     after Going deeper (Summary, Exercises, solutions) uses nothing that only Going deeper defines. Prose and
-    minutes are counted in the English edition (the Chinese one has the same cells: tools/translate.py)."""
-    labels = template.LANGUAGES[lang]
+    minutes are counted in the English edition (the Chinese one has the same cells: tools/author/translate.py)."""
+    labels = editions.LANGUAGES[lang]
     deeper, summary = heading_index(nb, labels.going_deeper), heading_index(nb, labels.summary)
     if deeper is None:
         return [f"no {labels.going_deeper!r} heading after the core path"]
@@ -308,12 +308,12 @@ def check_core_path(nb: Notebook, lang: str = "en") -> list[str]:
         problems.append(f"core path has {words} words of prose (at most {CORE_MAX_WORDS} before the Going deeper)")
     if code > CORE_MAX_CODE_CELLS:
         problems.append(f"core path has {code} code cells (at most {CORE_MAX_CODE_CELLS} before the Going deeper)")
-    minutes = template.core_minutes(nb, lang)
+    minutes = core.core_minutes(nb, lang)
     if lang == "en" and minutes > CORE_MAX_MINUTES:
         problems.append(
             f"core path takes {minutes:.1f} minutes in class, at most {CORE_MAX_MINUTES} ({words} words at "
-            f"{template.WORDS_PER_MINUTE} a minute, {template.core_lines(nb, lang)} lines of code at "
-            f"{template.LINES_PER_MINUTE} a minute, a minute per code cell): move material into {labels.going_deeper!r}"
+            f"{core.WORDS_PER_MINUTE} a minute, {core.core_lines(nb, lang)} lines of code at "
+            f"{core.LINES_PER_MINUTE} a minute, a minute per code cell): move material into {labels.going_deeper!r}"
         )
     core_names: set[str] = set()
     deeper_names: set[str] = set()
@@ -364,11 +364,11 @@ def _printed(cell: Any) -> str:
 
 
 def check_exercises(nb: Notebook, lang: str = "en", lesson: str | None = None) -> list[str]:
-    """The exercises and their solutions in the structure of issue 27 (``_check_exercises_with_checks``): the
+    """The exercises and their solutions in the exercises' structure (``_check_exercises_with_checks``): the
     student edition runs exactly the cells the tests run, less the Solutions section. ``lesson``: the notebook's
     number, which every check call must name."""
-    if heading_index(nb, template.LANGUAGES[lang].solutions) is None:
-        return [f"no {template.LANGUAGES[lang].solutions!r} section after the exercises"]
+    if heading_index(nb, editions.LANGUAGES[lang].solutions) is None:
+        return [f"no {editions.LANGUAGES[lang].solutions!r} section after the exercises"]
     return _check_exercises_with_checks(nb, lang, lesson)
 
 
@@ -379,7 +379,7 @@ def _check_exercises_with_checks(nb: Notebook, lang: str, lesson: str | None) ->
     section, ``## Solutions``: for each exercise in order a collapsed cell ``# Solution: exercise N`` directly followed
     by the same check with ``strict=True``, its stored output "correct"; nothing else there but markdown. A solution
     reads no name that only an answer cell (a stub) defines. The student edition drops the Solutions section."""
-    labels = template.LANGUAGES[lang]
+    labels = editions.LANGUAGES[lang]
     start, end = heading_index(nb, labels.exercises), heading_index(nb, labels.solutions)
     problems: list[str] = []
     if start is None or end is None or end < start:
@@ -461,8 +461,8 @@ def check_size(path: Path) -> list[str]:
 def check_all(path: Path, timings: dict[str, Any] | None = None) -> list[str]:
     """Every check above for one notebook file of either edition (times compared with ``notebooks/timings.json``)."""
     nb = read(path)
-    timings = template.read_timings() if timings is None else timings
-    lang = template.language_of(path)
+    timings = header.read_timings() if timings is None else timings
+    lang = editions.language_of(path)
     return (
         check_name(path.name)
         + check_structure(nb, path.name, timings, lang)
@@ -482,7 +482,7 @@ def check_all(path: Path, timings: dict[str, Any] | None = None) -> list[str]:
     )
 
 
-# ---- Accessibility (issue 28): what can be checked without a browser -------------------------------------------------
+# ---- Accessibility: what can be checked without a browser -------------------------------------------------
 # The Notebooks for All checklist: one H1 and headings in order, link text that says where it leads, a description
 # of every figure, and nothing told by colour alone. Markdown is parsed as CommonMark (mistune), so a `#` comment in
 # a fenced code block is no heading and a bare URL is a link whose text is the URL.
@@ -626,6 +626,6 @@ def check_figures(nb: Notebook) -> list[str]:
                 descriptions = out.get("metadata", {}).get(utils.FIGURE_METADATA, {})
                 if not re.search(r'<img [^>]*alt="[^"]*\w', html):
                     problems.append(f"cell {index}: an HTML image without alt text")
-                if not all(descriptions.get(lang, "").strip() for lang in template.LANGUAGES):
-                    problems.append(f"cell {index}: a figure without its description in {list(template.LANGUAGES)}")
+                if not all(descriptions.get(lang, "").strip() for lang in editions.LANGUAGES):
+                    problems.append(f"cell {index}: a figure without its description in {list(editions.LANGUAGES)}")
     return problems

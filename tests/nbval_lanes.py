@@ -1,4 +1,4 @@
-"""What the other-end lane (tools/other_python.sh) asks of nbval beyond strict comparison, switched on by variables.
+"""What the other-end lane (tools/ci/other_python.sh) asks of nbval beyond strict comparison, switched on by variables.
 
 ``NB_SECOND_RUN=tf32`` (or ``plain``): after a notebook's last cell, every code cell runs again in the same kernel,
 as a student who presses "Run all" a second time runs it. An error in the second run fails it; its outputs are not

@@ -3,7 +3,7 @@
 Colab's free GPU is a T4 (compute capability 7.5): it has no TF32, so float32 convolutions and matrix products run
 in full float32; it computes bfloat16 only by emulation, so mixed precision takes float16 (``utils.amp_dtype``
 asks ``torch.cuda.is_bf16_supported(including_emulation=False)``); and it has far less memory than an H100. The
-project has no T4, but ``tools/gpu_check.sh``'s ``t4`` part imposes those three on the GPU it borrows (issue 41),
+project has no T4, but ``tools/ci/gpu_check.sh``'s ``t4`` part imposes those three on the GPU it borrows (issue 41),
 so that every lesson runs its T4 path to the end there. ``install`` does, in this process and, through
 ``os.environ``, in every process it starts:
 
@@ -14,19 +14,19 @@ so that every lesson runs its T4 path to the end there. ``install`` does, in thi
 - **No TF32.** ``NVIDIA_TF32_OVERRIDE=0``, which NVIDIA's cuBLAS and cuDNN read: they compute in full float32
   whatever PyTorch's flags ask for, as a T4 does; and the flags start off (``torch.backends.cudnn.allow_tf32``
   False, matrix products at ``"highest"``), so that ``utils.tf32_in_effect`` answers False as on a T4 until a
-  notebook switches a flag on. ``tools/gpu_check.sh`` measures both before the notebooks run.
+  notebook switches a flag on. ``tools/ci/gpu_check.sh`` measures both before the notebooks run.
 - **bfloat16.** ``torch.cuda.is_bf16_supported(including_emulation=False)`` answers False, as on a T4; with
   emulation (the default argument) the GPU's own answer, True, as a T4 also says. ``utils.amp_dtype`` then picks
   float16 by its own T4 branch (``NB_AMP_DTYPE`` stays unset, so that branch is the one that runs).
 
 What this cannot impose: the T4's speed, its 40 SMs, its cuDNN and cuBLAS kernels (they differ per architecture, so
 float rounding differs too), ``torch.cuda.get_device_properties`` (name, capability 9.0 and total memory stay the
-big GPU's) and ``torch.cuda.mem_get_info``. ``tools/gpu_check.sh`` also runs the part on 2 CPU cores, as Colab's
+big GPU's) and ``torch.cuda.mem_get_info``. ``tools/ci/gpu_check.sh`` also runs the part on 2 CPU cores, as Colab's
 free tier has.
 
 A test tool: nothing students run imports it. ``tests/switch_site/sitecustomize.py`` calls ``install`` at the start of
 every Python process while ``NB_GPU_LIKE=t4``. ``python tests/t4_like.py``, run that way, measures that all of it
-holds on the GPU (``check``); ``tools/gpu_check.sh`` runs it before the notebooks.
+holds on the GPU (``check``); ``tools/ci/gpu_check.sh`` runs it before the notebooks.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from collections.abc import Callable
 import torch
 
 ENV = "NB_GPU_LIKE"
-"""``NB_GPU_LIKE=t4`` (the one variable ``tools/gpu_check.sh`` sets, with ``tests/switch_site`` on ``PYTHONPATH``)."""
+"""``NB_GPU_LIKE=t4``: set by ``tools/ci/gpu_check.sh``, with ``tests/switch_site`` on ``PYTHONPATH``."""
 T4_MEMORY = 15 * 10**9
 """The bytes each GPU's allocator may reserve: 15 GB (14.0 GiB), issue 41's figure for Colab's T4."""
 

@@ -1,10 +1,10 @@
-"""The website's sources (tools/build_site.py), without Sphinx: links that work on the site, the lesson table.
-The built site itself is tested in a real browser by tools/check_site.py (CI: the README's site-test command)."""
+"""The website's sources (tools/teacher/build_site.py), without Sphinx: links that work on the site, the lesson table.
+The built site itself is tested in a real browser by tools/ci/check_site.py (CI: the README's site-test command)."""
 
 from __future__ import annotations
 
-from tools import build_site
-from tools import notebook_template as template
+from tools.author import setup_cell
+from tools.teacher import build_site
 
 ROOT = build_site.ROOT
 
@@ -21,14 +21,14 @@ def test_links_to_pages_stay_pages_and_other_files_go_to_github() -> None:
     )
     out = build_site.rewrite_links(text, source, pages, "main")
     assert "[05](05_save_load.ipynb)" in out and "[page](teaching.md#before-the-class)" in out
-    assert f"[results](https://github.com/{template.REPO}/blob/main/benchmarks/RESULTS.md)" in out
+    assert f"[results](https://github.com/{setup_cell.REPO}/blob/main/benchmarks/RESULTS.md)" in out
     assert "[web](https://pytorch.org)" in out and "[here](#setup)" in out and "![plot](plot.png)" in out
 
 
 def test_zh_links_resolve_from_their_own_folder() -> None:
     source = ROOT / "notebooks" / "zh" / "06_cifar10_training.ipynb"
     out = build_site.rewrite_links("[数据](../../data/README.md)", source, {}, "dev")
-    assert out == f"[数据](https://github.com/{template.REPO}/blob/dev/data/README.md)"
+    assert out == f"[数据](https://github.com/{setup_cell.REPO}/blob/dev/data/README.md)"
 
 
 def test_lesson_table_lists_every_lesson_with_its_link() -> None:
@@ -39,7 +39,7 @@ def test_lesson_table_lists_every_lesson_with_its_link() -> None:
 
 
 def test_axe_core_is_pinned_with_its_checksum() -> None:
-    """tools/check_site.sh installs axe-core with `npm ci` from site/package-lock.json: one exact version, verified."""
+    """tools/ci/check_site.sh installs axe-core with `npm ci` from site/package-lock.json: one version, verified."""
     import json
 
     package = json.loads((ROOT / "site" / "package.json").read_text(encoding="utf-8"))

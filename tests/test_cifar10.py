@@ -513,8 +513,8 @@ def test_data_label_in_both_languages(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_stored_message_reads_in_the_other_language() -> None:
-    """tools/translate.py stores 06's English outputs in the Chinese twin through ``stored_output``: every form of
-    the message (not found, not downloaded, a bad download removed, one or two damaged files) and the data label
+    """tools/author/translate.py stores 06's English outputs in the Chinese twin through ``stored_output``: every form
+    of the message (not found, not downloaded, a bad download removed, one or two damaged files) and the data label
     come out as a Chinese notebook prints them, every path and error kept, and back."""
     error = RuntimeError("Dataset not found or corrupted. You can use download=True to download it")
     root = utils.DATA_DIR / "a folder"

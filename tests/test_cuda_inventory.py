@@ -1,4 +1,4 @@
-"""Every place that asks for CUDA is listed in benchmarks/RESULTS.md with what proves it (issue 24's inventory).
+"""Every place that asks for CUDA is listed in benchmarks/RESULTS.md with what proves it (the inventory).
 
 A *CUDA site* is a notebook code cell, or a function (module-level code counts as ``<module>``) in ``utils.py``,
 ``lessons/``, ``benchmarks/``, ``tools/`` or ``tests/t4_like.py`` (the GPU check's T4 switch), whose code names CUDA
@@ -35,7 +35,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tools.notebook_template import python_tokens as tokens
+from tools.author.digest import python_tokens as tokens
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "RESULTS.md"
@@ -252,7 +252,7 @@ def all_sites() -> dict[str, str]:
     """Return every CUDA site of the project with its source."""
     sites: dict[str, str] = {}
     modules = [ROOT / "utils.py", *sorted((ROOT / "lessons").glob("*.py")), *sorted((ROOT / "benchmarks").glob("*.py")),
-               *sorted((ROOT / "tools").glob("*.py")), ROOT / "tests" / "t4_like.py"]  # the GPU check's T4 switch
+               *sorted((ROOT / "tools").rglob("*.py")), ROOT / "tests" / "t4_like.py"]  # the GPU check's T4 switch
     for path in modules:
         sites.update(module_sites(path))
     for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):

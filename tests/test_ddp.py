@@ -87,7 +87,7 @@ def store_port_is_free(port: int) -> bool:
 
 @pytest.mark.parametrize("hold_the_group", [False, True])
 def test_destroy_process_group_frees_a_group_that_ddp_used(hold_the_group: bool) -> None:
-    # Issue 30: importing lessons.ddp (done above, before any group exists) keeps torch.distributed.nn's default
+    # Importing lessons.ddp (done above, before any group exists) keeps torch.distributed.nn's default
     # arguments from holding the group, so destroy_process_group() really closes it, here seen as its TCPStore no
     # longer listening on the port. Holding the group ourselves shows that the check sees a group that stays.
     dist.init_process_group("gloo", init_method="tcp://127.0.0.1:0", rank=0, world_size=1)  # the store picks a port

@@ -452,7 +452,7 @@ def test_every_exercise_checked_in_one_go(folders: dict[str, Any], tmp_path: Pat
 
 def test_stored_sentences_in_either_language() -> None:
     """What a check stores for a stub, a right answer or a reference solution reads in the edition's language
-    (tools/translate.py)."""
+    (tools/author/translate.py)."""
 
     def printed() -> list[str]:
         return [exercises.result("04", 1, None, None)[1], exercises.result("02", 1, stub)[1],

@@ -13,7 +13,7 @@ import pytest
 
 import hygiene
 import utils
-from tools import notebook_template as template
+from tools.author import cells, core, editions, header, setup_cell, template
 
 NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
@@ -36,12 +36,13 @@ TIMINGS = {"01_devices": {"quick/cpu": {"seconds": 12.3, "machine": "a 2-core CP
 
 
 def good_notebook() -> nbformat.NotebookNode:
-    title = f"# 01 · Devices\n\n{template.colab_link(NAME)}\n\n{template.time_line(TIMINGS['01_devices'])}"
+    times = header.time_line(TIMINGS["01_devices"], shrinks=False)  # the good notebook shrinks nothing
+    title = f"# 01 · Devices\n\n{header.colab_link(NAME)}\n\n{times}"
     stdout = nbformat.v4.new_output("stream", name="stdout", text="cpu\n")
     printed = lambda text: [nbformat.v4.new_output("stream", name="stdout", text=text)]  # noqa: E731
     solution = nbformat.v4.new_code_cell("# @title Solution: exercise 1\nanswer = 1", execution_count=8)
     solution.metadata.update(cellView="form", jupyter={"source_hidden": True}, tags=["nbval-ignore-output"])
-    setup = nbformat.v4.new_code_cell(template.SETUP_CELL, execution_count=1)
+    setup = nbformat.v4.new_code_cell(setup_cell.SETUP_CELL, execution_count=1)
     setup.metadata.update(cellView="form", jupyter={"source_hidden": True})
     ignored = nbformat.v4.new_code_cell("print(torch.__version__)", execution_count=4)
     ignored.metadata["tags"] = ["nbval-ignore-output"]
@@ -90,18 +91,19 @@ def _add_output(output: dict) -> Callable[[dict], None]:
 BAD = {
     "no title": _set("cells/0/source", "Devices"),
     "wrong title number": _set("cells/0/source", "# 02 · Devices"),
-    "no Colab link": _set("cells/0/source", "# 01 · Devices\n\n" + template.time_line(TIMINGS["01_devices"])),
+    "no Colab link": _set("cells/0/source",
+                          "# 01 · Devices\n\n" + header.time_line(TIMINGS["01_devices"], shrinks=False)),
     "time line not from timings": _set(
-        "cells/0/source", f"# 01 · Devices\n\n{template.colab_link(NAME)}\n\n**Time:** 5 s"
+        "cells/0/source", f"# 01 · Devices\n\n{header.colab_link(NAME)}\n\n**Time:** 5 s"
     ),
     "a remote badge image, broken offline": _set(
         "cells/0/source",
-        f"# 01 · Devices\n\n{template.colab_link(NAME)} {template.badge(NAME)}\n\n"
-        + template.time_line(TIMINGS["01_devices"]),
+        f"# 01 · Devices\n\n{header.colab_link(NAME)} {header.badge(NAME)}\n\n"
+        + header.time_line(TIMINGS["01_devices"], shrinks=False),
     ),
     "no you-will-learn": _set("cells/1/source", "Intro"),
     "no summary": _set("cells/8/source", "## Exercises"),
-    "setup cell differs": _set("cells/2/source", template.SETUP_CELL.replace("--depth", "--depth=1")),
+    "setup cell differs": _set("cells/2/source", setup_cell.SETUP_CELL.replace("--depth", "--depth=1")),
     "setup cell open in JupyterLab": _set("cells/2/metadata/jupyter", {}),
     "setup cell open in Colab": _set("cells/2/metadata", {"jupyter": {"source_hidden": True}}),
     "a marker in the code a student reads": _set("cells/5/source", "# NBVAL_IGNORE_OUTPUT\nprint(1)"),
@@ -175,9 +177,9 @@ def test_bad_exercise_with_checks_is_caught(kind: str, tmp_path: Path) -> None:
 
 def test_chinese_notebook_with_checks_passes(tmp_path: Path) -> None:
     nb = good_notebook()
-    zh = template.LANGUAGES["zh"]
-    line = template.time_line(TIMINGS["01_devices"], "zh")
-    nb.cells[0].source = f"# 01 · 设备\n\n{template.colab_link(NAME, 'zh')}\n\n{line}"
+    zh = editions.LANGUAGES["zh"]
+    line = header.time_line(TIMINGS["01_devices"], "zh", shrinks=False)
+    nb.cells[0].source = f"# 01 · 设备\n\n{header.colab_link(NAME, 'zh')}\n\n{line}"
     nb.cells[1].source = "你将学到：\n- 东西"
     nb.cells[2].source = zh.setup_cell
     nb.cells[7].source, nb.cells[8].source = "## 进阶\n\n选学。", "## 小结\n\n## 练习"
@@ -197,7 +199,7 @@ def test_chinese_notebook_with_checks_passes(tmp_path: Path) -> None:
 def test_a_strict_check_checks_an_ignored_solution_output(tmp_path: Path) -> None:
     """A solution whose output depends on the machine is checked by its strict check (it raises AssertionError)."""
     nb = good_notebook()
-    assert template.IGNORE_OUTPUT_TAG in nb.cells[13].metadata["tags"]
+    assert cells.IGNORE_OUTPUT_TAG in nb.cells[13].metadata["tags"]
     assert _problems(nb, tmp_path) == []
     nb.cells[14].source = 'exercises.check("01", 1, answer)'  # not strict: prints, never fails
     assert any("ignored output is not followed by a check" in p for p in _problems(nb, tmp_path))
@@ -276,7 +278,7 @@ def test_readme_lists_notebook_with_colab_badge(path: Path, lang: str) -> None:
     name, folder = READMES[lang]
     readme = (NOTEBOOK_DIR.parent / name).read_text(encoding="utf-8")
     assert f"({folder}/{path.name})" in readme, f"{name} does not link {folder}/{path.name}"
-    assert template.badge(path.name, lang) in readme, f"{name} lacks the Colab badge of {folder}/{path.name}"
+    assert header.badge(path.name, lang) in readme, f"{name} lacks the Colab badge of {folder}/{path.name}"
 
 
 PAGES = ["README.md", "README.zh.md", "docs/TEACHING.md", "docs/TEACHING.zh.md", "data/README.md", "data/README.zh.md"]
@@ -292,10 +294,10 @@ def test_relative_links_of_the_project_pages_resolve(page: str) -> None:
     assert not missing, f"{page}: links to missing files {missing}"
 
 
-@pytest.mark.parametrize("lang", sorted(template.TEACHING_PAGES))
+@pytest.mark.parametrize("lang", sorted(core.TEACHING_PAGES))
 def test_teachers_page_times_come_from_timings_json(lang: str) -> None:
-    text = template.TEACHING_PAGES[lang].read_text(encoding="utf-8")
-    assert template.teaching_page_with_table(text, lang) == text, "run tools/notebook_template.py"
+    text = core.TEACHING_PAGES[lang].read_text(encoding="utf-8")
+    assert core.teaching_page_with_table(text, lang) == text, "run tools/author/template.py"
 
 
 def _code(source: str) -> nbformat.NotebookNode:
@@ -315,32 +317,32 @@ def test_core_path_leaves_ten_minutes_and_the_setup_cell_is_not_counted() -> Non
     assert hygiene.CORE_MAX_MINUTES == 35  # of a 45-minute period: ten for questions and the first exercise
     nb = good_notebook()
     setup_only = copy.deepcopy(nb)
-    setup_only.cells = [c for c in nb.cells if c.cell_type != "code" or c.source == template.SETUP_CELL]
-    words, _ = template.core_size(setup_only)
-    assert template.core_minutes(setup_only) == words / template.WORDS_PER_MINUTE  # its lines and its minute: not read
+    setup_only.cells = [c for c in nb.cells if c.cell_type != "code" or c.source == setup_cell.SETUP_CELL]
+    words, _ = core.core_size(setup_only)
+    assert core.core_minutes(setup_only) == words / core.WORDS_PER_MINUTE  # its lines and its minute: not read
 
 
 def test_code_cells_fit_without_a_scroll_bar() -> None:
     nb = good_notebook()
-    nb.cells[3].source = "\n".join(f"x = {i}" for i in range(template.CODE_CELL_MAX_LINES)) + "\n\n"
+    nb.cells[3].source = "\n".join(f"x = {i}" for i in range(core.CODE_CELL_MAX_LINES)) + "\n\n"
     assert not hygiene.check_cell_length(nb)
     nb.cells[3].source += "\nx = 0"
     assert any("lines of code" in problem and "split it" in problem for problem in hygiene.check_cell_length(nb))
-    nb.cells[2].source = template.SETUP_CELL  # the setup cell is longer, and run, not read
-    assert len(template.SETUP_CELL.splitlines()) > template.CODE_CELL_MAX_LINES
+    nb.cells[2].source = setup_cell.SETUP_CELL  # the setup cell is longer, and run, not read
+    assert len(setup_cell.SETUP_CELL.splitlines()) > core.CODE_CELL_MAX_LINES
     assert len(hygiene.check_cell_length(nb)) == 1  # cell 3's, not the setup cell's
 
 
 def test_core_path_must_fit_a_class_period() -> None:
     nb = good_notebook()
-    fits = int((hygiene.CORE_MAX_MINUTES - template.core_minutes(nb)) * template.LINES_PER_MINUTE)  # lines that fit
+    fits = int((hygiene.CORE_MAX_MINUTES - core.core_minutes(nb)) * core.LINES_PER_MINUTE)  # lines that fit
     nb.cells[3].source += "".join(f"\nx = {i}" for i in range(fits))
-    assert template.core_minutes(nb) <= hygiene.CORE_MAX_MINUTES
+    assert core.core_minutes(nb) <= hygiene.CORE_MAX_MINUTES
     assert not hygiene.check_core_path(nb)
     nb.cells[3].source += "\nx = 0"  # one line more: over the class period
     problems = hygiene.check_core_path(nb)
     assert any("minutes in class" in problem and "Going deeper" in problem for problem in problems), problems
-    nb.cells[2].source = template.SETUP_CELL + "\n" * 3 + "\n".join(["y = 1"] * 100)  # the setup cell's lines: not read
+    nb.cells[2].source = setup_cell.SETUP_CELL + "\n" * 3 + "\n".join(["y = 1"] * 100)  # setup cell: not read
     assert hygiene.check_core_path(nb) == problems
     long_code = nb.cells[3].source
     nb.cells[3].source = "import torch"
@@ -373,7 +375,7 @@ def test_locals_and_parameters_are_not_globals() -> None:
     assert defined == {"save", "rows", "f"} and used == {"suffix", "table"}
 
 
-# ---- Accessibility (issue 28): each check shown to catch what it is for ----------------------------------------------
+# ---- Accessibility: each check shown to catch what it is for ----------------------------------------------
 def _figure_output(alt: str = "A line falls from 1 to 0.", descriptions: dict | None = None) -> dict:
     descriptions = {"en": alt, "zh": "一条线从1降到0。"} if descriptions is None else descriptions
     return nbformat.v4.new_output(

@@ -1,4 +1,4 @@
-"""tools/kernels.py: kernels on Unix sockets in a folder of their own, for every tool and test that starts one."""
+"""tools/author/kernels.py: kernels on Unix sockets in a folder of their own, for every tool and test starting one."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ import nbformat
 import nbval.kernel
 from nbclient import NotebookClient
 
-from tools import kernels
-from tools.kernels import IPCKernelManager
+from tools.author import kernels
+from tools.author.kernels import IPCKernelManager
 
 
 def test_a_kernel_listens_on_unix_sockets_in_its_own_folder_removed_at_shutdown(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """tools/setup.sh switches JupyterLab's news pop-up off for the project's environment: a settings override that
-JupyterLab of the installed version accepts. (tools/check_lab.py proves it in a browser.)"""
+JupyterLab of the installed version accepts. (tools/ci/check_lab.py proves it in a browser.)"""
 
 from __future__ import annotations
 

@@ -348,7 +348,7 @@ def test_gpu_budget_past_the_whole_gpu_caps_at_all_of_it(monkeypatch: pytest.Mon
 
 
 def test_gpu_budget_caps_within_a_cap_already_set_and_puts_it_back(monkeypatch: pytest.MonkeyPatch) -> None:
-    # A cap set before (tools/gpu_check.sh's T4-like run sets one for 15 GB of 80) is never lifted or widened
+    # A cap set before (tools/ci/gpu_check.sh's T4-like run sets one for 15 GB of 80) is never lifted or widened
     gpu = FakeGpu(monkeypatch, total_memory=1000 * memory.MB)
     gpu.allocated = gpu.reserved = 100 * memory.MB
     torch.cuda.set_per_process_memory_fraction(0.2, 0)  # 200 MiB

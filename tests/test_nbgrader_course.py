@@ -1,4 +1,4 @@
-"""tools/nbgrader_course.py: the course it writes works with nbgrader's own commands, offline.
+"""tools/teacher/nbgrader_course.py: the course it writes works with nbgrader's own commands, offline.
 
 Two lessons in the exercises' structure (answer cells with stubs, checks, ``## Solutions``), 02 and 03 as stored,
 go through the tool and then
@@ -27,8 +27,8 @@ import pytest
 
 from lessons import exercises
 from tests import exercise_corpus as corpus
-from tools import kernels, nbgrader_course
-from tools import notebook_template as template
+from tools.author import editions, kernels
+from tools.teacher import nbgrader_course
 
 NBGRADER = Path(sys.executable).parent / "nbgrader"
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,7 +42,7 @@ NAMES = {"02": "02_placement_checks", "03": "03_module_building"}
 
 def lesson_notebook(lesson: str, lang: str = "en") -> nbformat.NotebookNode:
     """The lesson's notebook as stored, in edition ``lang``."""
-    return nbformat.read(template.LANGUAGES[lang].folder / f"{NAMES[lesson]}.ipynb", as_version=4)
+    return nbformat.read(editions.LANGUAGES[lang].folder / f"{NAMES[lesson]}.ipynb", as_version=4)
 
 
 def test_answer_source_puts_the_solution_in_regions() -> None:
@@ -73,7 +73,7 @@ def test_assignment_cells_and_points() -> None:
     assert explanation.startswith("A lazy layer") and graded["ex03_3_explain"].source == explanation
     assert graded["ex03_3_explain"].metadata["nbgrader"]["points"] == exercises.exercise("03", 3).explain_points
     assert "### BEGIN SOLUTION" in graded["ex03_2_answer"].source
-    assert not any(template.LANGUAGES["en"].solutions in c.source for c in course.cells)  # no Solutions section
+    assert not any(editions.LANGUAGES["en"].solutions in c.source for c in course.cells)  # no Solutions section
     assert not any('exercises.check("03", 1, LowerTriangle)' == c.source for c in course.cells)
 
 
@@ -82,7 +82,7 @@ def test_chinese_assignment() -> None:
     graded = {c.metadata["nbgrader"]["grade_id"]: c for c in course.cells if "nbgrader" in c.metadata}
     assert graded["ex03_3_question"].source == "**练习3**：" + exercises.exercise("03", 3).explain_zh
     assert graded["ex03_3_answer"].source.startswith("# 练习3：你的答案\nin_features = None")
-    assert not any(template.LANGUAGES["zh"].solutions in c.source for c in course.cells)
+    assert not any(editions.LANGUAGES["zh"].solutions in c.source for c in course.cells)
 
 
 def test_a_notebook_without_solutions_section_is_refused(tmp_path: Path) -> None:
@@ -235,7 +235,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[tuple[str,
                 lesson, number = grade_id[2:].split("_")[:2]
                 cell.source = chosen[(lesson, int(number))]
         _submit(course, CORPUS_NAME, student, submission)
-    sockets = Path(tempfile.mkdtemp(prefix="nbgrader-kernels-"))  # Unix sockets, not TCP ports (tools/kernels.py)
+    sockets = Path(tempfile.mkdtemp(prefix="nbgrader-kernels-"))  # Unix sockets (tools/author/kernels.py)
     try:
         _run("autograde", every, "--force", *kernels.ipc_options(sockets), cwd=course)
     finally:

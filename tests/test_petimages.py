@@ -430,8 +430,8 @@ def test_cleaning_report_in_both_languages(tmp_path: Path, monkeypatch: pytest.M
 
 
 def test_a_stored_cleaning_report_reads_in_the_other_language(tmp_path: Path) -> None:
-    """tools/translate.py stores 07's English output in the Chinese twin through ``stored_output``: the report and the
-    data label in Chinese, every number and name kept; a Chinese output goes back to English the same way."""
+    """tools/author/translate.py stores 07's English output in the Chinese twin through ``stored_output``: the report
+    and the data label in Chinese, every number and name kept; a Chinese output goes back to English the same way."""
     printed = {lang: f"data: {petimages.DATA_LABELS['real'][lang]}\n{REPORT[lang]}\nnext line\n" for lang in REPORT}
     assert petimages.stored_output(printed["en"], "zh") == printed["zh"].replace("data: 真实照片", "data: real photos")
     assert petimages.stored_output(printed["zh"], "en") == printed["en"].replace("data: real photos", "data: 真实照片")
@@ -736,7 +736,7 @@ def test_offline_goes_on_with_generated_data_and_says_so_loudly(
     assert petimages.fetch(data_dir) == data_dir / "petimages-generated"
     assert calls == [data_dir / "petimages-generated"]
     out, err = capsys.readouterr()
-    assert out == ""  # the banner goes to stderr: the stdout of tools/gpu_check.sh's call ends with the folder
+    assert out == ""  # the banner goes to stderr: the stdout of tools/ci/gpu_check.sh's call ends with the folder
     assert "PetImages is not available (Network is unreachable)." in err
     assert petimages.PAGE in err and "Kaggle Cats and Dogs Dataset" in err
     assert "put it at data/offline_test_never_created/kagglecatsanddogs_5340.zip" in err

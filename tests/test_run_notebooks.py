@@ -1,4 +1,4 @@
-"""tools/run_notebooks.py's --twice: "Run all" twice in one kernel, for a teacher who wants the executed copies
+"""tools/author/run_notebooks.py's --twice: "Run all" twice in one kernel, for a teacher who wants the executed copies
 (CI's other-end lane runs every notebook twice under nbval instead: tests/nbval_lanes.py). A cell that works once
 per kernel (here: a warning given once per process, as torch gives some) passes one run and fails the second. And
 a print that arrives in pieces is stored in one."""
@@ -11,7 +11,7 @@ import nbformat
 import pytest
 from nbclient.exceptions import CellExecutionError
 
-from tools import run_notebooks
+from tools.author import run_notebooks
 
 ONCE_PER_KERNEL = """import sys
 import warnings
@@ -60,11 +60,11 @@ def test_twice_needs_out() -> None:
 
 
 def test_a_recorded_time_names_the_code_and_commit_it_measured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tools import notebook_template
+    from tools.author import header
 
-    monkeypatch.setattr(notebook_template, "TIMINGS", tmp_path / "timings.json")
+    monkeypatch.setattr(header, "TIMINGS", tmp_path / "timings.json")
     run_notebooks.record_time("01_x", "quick", 8.14, "abc123")
-    record = notebook_template.read_timings()["01_x"]["quick/cpu"]
+    record = header.read_timings()["01_x"]["quick/cpu"]
     assert record["seconds"] == 8.1 and record["code"] == "abc123" and record["date"]
     if (run_notebooks.ROOT / ".git").exists():  # a git checkout (CI's lanes run the tests in a copy without .git)
         assert record["commit"].rstrip("+") and len(record["commit"].rstrip("+")) >= 7  # git rev-parse --short
@@ -72,7 +72,7 @@ def test_a_recorded_time_names_the_code_and_commit_it_measured(tmp_path: Path, m
     plain.mkdir()
     monkeypatch.setattr(run_notebooks, "ROOT", plain)
     run_notebooks.record_time("01_x", "full", 20.0, "abc123")
-    record = notebook_template.read_timings()["01_x"]["full/cpu"]
+    record = header.read_timings()["01_x"]["full/cpu"]
     assert record["seconds"] == 20.0 and record["code"] == "abc123" and "commit" not in record
 
 

@@ -3,7 +3,7 @@ own (Colab, Kaggle), and when that fails it stops with a message that says what 
 edition's language and for the front end it runs in.
 
 The network cases run against servers on this machine, never the internet: git is pointed at them with
-``url.<server>.insteadOf`` (git's own setting), and ``NB_CLONE_TIMEOUT`` (``template.CLONE_TIMEOUT_ENV``) shortens
+``url.<server>.insteadOf`` (git's own setting), and ``NB_CLONE_TIMEOUT`` (``setup_cell.CLONE_TIMEOUT_ENV``) shortens
 the 30 seconds the cell gives git, so that no test waits that long.
 
 Most tests run the cell as a plain Python program with ipykernel's ``FORCE_COLOR=1`` and read its traceback as a
@@ -29,12 +29,12 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from tools import notebook_template as template
-from tools.kernels import IPCKernelManager
+from tools.author import setup_cell
+from tools.author.kernels import IPCKernelManager
 
 ROOT = Path(__file__).resolve().parents[1]
-REPO_URL = f"https://github.com/{template.REPO}"
-FOLDER, ZIP_FOLDER = template.FOLDERS
+REPO_URL = f"https://github.com/{setup_cell.REPO}"
+FOLDER, ZIP_FOLDER = setup_cell.FOLDERS
 TIMEOUT = 3
 """Seconds the tests give git (``NB_CLONE_TIMEOUT``) where the server never answers."""
 HOSTED = ("COLAB_RELEASE_TAG", "KAGGLE_KERNEL_RUN_TYPE")
@@ -47,7 +47,7 @@ def setup_cell_process(cwd: Path, lang: str = "en", code: str = "", **env: str) 
     IPython magics), with ipykernel 7.4's FORCE_COLOR=1 and outside Colab and Kaggle unless ``env`` says otherwise."""
     base = {key: value for key, value in os.environ.items() if key not in HOSTED}
     return subprocess.Popen(
-        [sys.executable, "-c", code or template.setup_cell(lang)],
+        [sys.executable, "-c", code or setup_cell.setup_cell(lang)],
         cwd=cwd,
         env={**base, "FORCE_COLOR": "1", **env},
         stdout=subprocess.PIPE,
@@ -125,10 +125,10 @@ def silent_server() -> Iterator[SilentServer]:
 
 def test_inside_the_project_it_finds_utils_and_sets_the_editions_language() -> None:
     check = "\nprint(utils.language())"
-    english = run_setup_cell(ROOT / "notebooks", code=template.SETUP_CELL + check)
+    english = run_setup_cell(ROOT / "notebooks", code=setup_cell.SETUP_CELL + check)
     assert english.stdout == "en\n" and english.stderr == ""  # nothing to say in JupyterLab or under the tests
     on_colab = {"COLAB_RELEASE_TAG": "test", "CUDA_VISIBLE_DEVICES": ""}
-    chinese = run_setup_cell(ROOT / "notebooks" / "zh", code=template.SETUP_CELL_ZH + check, **on_colab)
+    chinese = run_setup_cell(ROOT / "notebooks" / "zh", code=setup_cell.SETUP_CELL_ZH + check, **on_colab)
     assert chinese.stdout == (  # the no-GPU line (tests/test_utils.py has it in English), in Chinese
         "这个Colab运行时没有GPU：代码执行程序 -> 更改运行时类型 -> GPU，然后重新运行全部单元格。"
         "现在先在CPU上继续运行。\nzh\n"
@@ -157,7 +157,7 @@ def test_a_jupyter_front_end_receives_the_message_as_plain_text(
         monkeypatch.delenv(key, raising=False)
     for key, value in git_redirect(refused_url).items():
         monkeypatch.setenv(key, value)
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(template.setup_cell("en"))])
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(setup_cell.setup_cell("en"))])
     client = NotebookClient(
         notebook,
         kernel_name="python3",
@@ -241,11 +241,12 @@ def test_githubs_zip_beside_the_notebook_is_found(tmp_path: Path, refused_url: s
     unpacked = tmp_path / ZIP_FOLDER
     unpacked.mkdir()
     (unpacked / "utils.py").write_text((ROOT / "utils.py").read_text(encoding="utf-8"), encoding="utf-8")
-    done = run_setup_cell(tmp_path, code=template.SETUP_CELL + "\nprint(utils.ROOT.name)", **git_redirect(refused_url))
+    code = setup_cell.SETUP_CELL + "\nprint(utils.ROOT.name)"
+    done = run_setup_cell(tmp_path, code=code, **git_redirect(refused_url))
     assert done.stdout == f"{ZIP_FOLDER}\n", done.stderr  # found beside the notebook, nothing downloaded
 
 
-# ---- a mirror of the project: NB_REPO_URL (template.REPO_URL_ENV) -------------------------------------------------
+# ---- a mirror of the project: NB_REPO_URL (setup_cell.REPO_URL_ENV) -------------------------------------------------
 
 
 def small_project(folder: Path) -> Path:
@@ -263,25 +264,25 @@ def test_a_class_behind_a_slow_github_clones_the_project_from_its_mirror(tmp_pat
     classroom = tmp_path / "classroom"
     classroom.mkdir()
     github_refused = git_redirect(refused_url)  # GitHub out of reach: only the mirror can give the project
-    done = run_setup_cell(classroom, "zh", **{template.REPO_URL_ENV: mirror}, **github_refused)
+    done = run_setup_cell(classroom, "zh", **{setup_cell.REPO_URL_ENV: mirror}, **github_refused)
     assert done.returncode == 0 and done.stdout == "zh\n", done.stderr
     assert (classroom / FOLDER / "utils.py").is_file() and leftovers(classroom) == [FOLDER]
 
 
 def test_a_mirror_that_fails_is_named_and_the_variable_is_in_the_advice(tmp_path: Path, refused_url: str) -> None:
     github_refused = git_redirect(refused_url)
-    empty = error_line(run_setup_cell(tmp_path, **{template.REPO_URL_ENV: ""}, **github_refused))
+    empty = error_line(run_setup_cell(tmp_path, **{setup_cell.REPO_URL_ENV: ""}, **github_refused))
     assert empty.startswith(f"RuntimeError: Could not download {REPO_URL} (")  # empty: GitHub, as when unset
     assert empty.endswith(
-        f"beside this notebook: {tmp_path}; or clone a mirror of it: %env {template.REPO_URL_ENV}=<its address>; "
+        f"beside this notebook: {tmp_path}; or clone a mirror of it: %env {setup_cell.REPO_URL_ENV}=<its address>; "
         "then run this cell again."
     )
     mirror = refused_url.replace("/project", "/school/pytorch-gpu-notebooks.git")
-    english = error_line(run_setup_cell(tmp_path, **{template.REPO_URL_ENV: mirror}))
+    english = error_line(run_setup_cell(tmp_path, **{setup_cell.REPO_URL_ENV: mirror}))
     assert english.startswith(f"RuntimeError: Could not download {mirror} (fatal: unable to access ")
-    assert f"%env {template.REPO_URL_ENV}=<its address>" in english
+    assert f"%env {setup_cell.REPO_URL_ENV}=<its address>" in english
     for front in ({}, {"COLAB_RELEASE_TAG": "test"}, {"KAGGLE_KERNEL_RUN_TYPE": "Interactive"}):
-        chinese = error_line(run_setup_cell(tmp_path, "zh", **{template.REPO_URL_ENV: mirror}, **front))
+        chinese = error_line(run_setup_cell(tmp_path, "zh", **{setup_cell.REPO_URL_ENV: mirror}, **front))
         assert chinese.startswith(f"RuntimeError: 无法下载{mirror}（fatal: unable to access ")
         assert "可以改从镜像（Gitee上的副本、学校的服务器）下载：%env NB_REPO_URL=镜像的地址。其他解决办法：" in chinese
     assert leftovers(tmp_path) == []

@@ -31,14 +31,14 @@ import nbformat
 import pytest
 
 import utils
-from tools import kernels, student_edition
-from tools import notebook_template as template
+from tools.author import editions, header, kernels, template
+from tools.teacher import student_edition
 
 NOTEBOOKS = sorted((utils.ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-BOTH = [(lang, path) for lang, labels in template.LANGUAGES.items() for path in sorted(labels.folder.glob("*.ipynb"))]
+BOTH = [(lang, path) for lang, labels in editions.LANGUAGES.items() for path in sorted(labels.folder.glob("*.ipynb"))]
 PUBLISHED = re.escape(student_edition.PUBLISHED)
 PUBLISHED_LINK = re.compile(r"\[(`[^`\n]+`)\]\(" + PUBLISHED + r"/(?:blob|tree)/main/[^)]+\)")
-NOT_SHIPPED = ["benchmarks/RESULTS.md", "tools/run_notebooks.py", "notebooks/timings.json"]
+NOT_SHIPPED = ["benchmarks/RESULTS.md", "tools/author/run_notebooks.py", "notebooks/timings.json"]
 
 
 @pytest.fixture(scope="module")
@@ -61,9 +61,9 @@ def assert_kept(before: nbformat.NotebookNode, after: nbformat.NotebookNode) -> 
     (test_sentences_about_solutions_are_rewritten)."""
     if before.cell_type == "code":
         assert after == before
-    elif template.LANGUAGES["en"].exercise.match(before.source):  # an exercise: its clauses about the solution go
+    elif editions.LANGUAGES["en"].exercise.match(before.source):  # an exercise: its clauses about the solution go
         assert unlinked(after.source) == student_edition.handout_exercise_text(before.source)
-    elif template.LANGUAGES["en"].exercises not in before.source.splitlines():
+    elif editions.LANGUAGES["en"].exercises not in before.source.splitlines():
         assert unlinked(after.source) == before.source
 
 
@@ -71,8 +71,8 @@ def assert_kept(before: nbformat.NotebookNode, after: nbformat.NotebookNode) -> 
 def test_no_solution_leaks_and_everything_else_is_kept(edition: Path, path: Path) -> None:
     full = nbformat.read(path, as_version=4)
     student = nbformat.read(edition / "notebooks" / path.name, as_version=4)
-    heading = student_edition.template.heading_index(full, student_edition.template.LANGUAGES["en"].solutions)
-    if heading is not None:  # the structure of issue 27: the Solutions section, the last, is left out
+    heading = student_edition.core.heading_index(full, student_edition.editions.LANGUAGES["en"].solutions)
+    if heading is not None:  # the exercises' structure: the Solutions section, the last, is left out
         solutions = [cell for cell in full.cells[heading:] if cell.cell_type == "code"]
         rest = nbformat.writes(nbformat.v4.new_notebook(cells=full.cells[:heading]))
         unique = {line.strip() for c in solutions for line in c.source.splitlines()[1:] if line.strip() not in rest}
@@ -108,12 +108,12 @@ def test_no_solution_leaks_and_everything_else_is_kept(edition: Path, path: Path
 @pytest.mark.parametrize(("lang", "path"), BOTH, ids=[f"{lang}-{p.name}" for lang, p in BOTH])
 def test_the_handout_text_fits_a_handout(edition: Path, lang: str, path: Path) -> None:
     """No word about solutions that are gone; every project file it names ships, or is linked where published."""
-    folder = edition / template.LANGUAGES[lang].folder.relative_to(utils.ROOT)
+    folder = edition / editions.LANGUAGES[lang].folder.relative_to(utils.ROOT)
     student = nbformat.read(folder / path.name, as_version=4)
     prose = "\n".join(c.source for c in student.cells if c.cell_type == "markdown")
     assert not student_edition.ABOUT_SOLUTIONS[lang].search(prose), "mentions the solutions"
     assert not re.search(r"try it (yourself )?first|先自己试一试", prose, re.I), "try first, before what?"
-    intro = next(c.source for c in student.cells if template.LANGUAGES[lang].exercises in c.source.splitlines())
+    intro = next(c.source for c in student.cells if editions.LANGUAGES[lang].exercises in c.source.splitlines())
     assert student_edition.ANSWER_HERE[lang] in intro.lower()  # where to write the answer, instead
     spans = re.findall(r"(?<!\[)`((?:[^`\n]|\n(?!\n))+)`(?!\])", prose)  # code spans not linked (over a line break too)
     for span in [s for s in spans if "/" in s and "\n" not in s]:  # ... that may name a file
@@ -128,7 +128,7 @@ def test_the_handout_text_fits_a_handout(edition: Path, lang: str, path: Path) -
 def test_the_handout_text_has_something_to_fix() -> None:
     """The rewriting above is needed: the project's notebooks point at collapsed solutions and at files that do
     not ship (if they stop doing so, the rewriting can go)."""
-    texts = {lang: "" for lang in template.LANGUAGES}
+    texts = {lang: "" for lang in editions.LANGUAGES}
     for lang, path in BOTH:
         texts[lang] += "\n".join(c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "markdown")
     assert all(student_edition.ABOUT_SOLUTIONS[lang].search(text) for lang, text in texts.items())
@@ -225,7 +225,7 @@ def test_student_version_replaces_solution_code_and_output() -> None:
     name = "01_devices.ipynb"
     nb = nbformat.v4.new_notebook(
         cells=[
-            nbformat.v4.new_markdown_cell(f"# 01 · Devices\n\n{template.colab_link(name)}\n\nText"),
+            nbformat.v4.new_markdown_cell(f"# 01 · Devices\n\n{header.colab_link(name)}\n\nText"),
             nbformat.v4.new_code_cell("print(1)", execution_count=1),
             nbformat.v4.new_markdown_cell("## Exercises"),
             nbformat.v4.new_markdown_cell("**Exercise 1.** Print the answer."),
@@ -240,12 +240,12 @@ def test_student_version_replaces_solution_code_and_output() -> None:
 
 
 def test_student_version_drops_the_solutions_section() -> None:
-    """The structure of issue 27: answer cells and checks stay, the Solutions section goes."""
+    """The exercises' structure: answer cells and checks stay, the Solutions section goes."""
     printed = lambda text: [nbformat.v4.new_output("stream", name="stdout", text=text)]  # noqa: E731
     name = "02_placement_checks.ipynb"
     nb = nbformat.v4.new_notebook(
         cells=[
-            nbformat.v4.new_markdown_cell(f"# 02 · Placement\n\n{template.colab_link(name)}"),
+            nbformat.v4.new_markdown_cell(f"# 02 · Placement\n\n{header.colab_link(name)}"),
             nbformat.v4.new_markdown_cell("## Exercises"),
             nbformat.v4.new_markdown_cell("**Exercise 1.** Give the answer."),
             nbformat.v4.new_code_cell("# Exercise 1: your answer\nanswer = None", execution_count=1),
@@ -301,7 +301,7 @@ def test_the_handout_sets_itself_up_from_its_zip_and_opens(tmp_path: Path) -> No
 
     # `jupyter lab` as the README says, configured the way a user's own config would (a port, a token, no browser;
     # as root, which containers and CI are, JupyterLab refuses to start without allow_root: the README says so).
-    # The port: 0, one the server picks and binds itself, read from its runtime folder (tools/kernels.py says why)
+    # The port: 0, one the server picks and binds itself, read from its runtime folder (tools/author/kernels.py)
     token = "handout-test"
     config = tmp_path / "jupyter-config"
     config.mkdir()
@@ -361,7 +361,7 @@ def test_the_handout_sets_itself_up_from_its_zip_and_opens(tmp_path: Path) -> No
             "--execute",
             "--inplace",
             "--ExecutePreprocessor.timeout=600",
-            *kernels.ipc_options(sockets),  # Unix sockets, not TCP ports (tools/kernels.py)
+            *kernels.ipc_options(sockets),  # Unix sockets, not TCP ports (tools/author/kernels.py)
             "every_setup.ipynb",
         ],
         cwd=handout / "notebooks",

@@ -3,7 +3,7 @@
 The CUDA parts run on a GPU faked at torch's C layer (``tests/fake_cuda.py``: an 80 GiB GPU of compute capability
 9.0, as the H100 the project borrows), with the lazy initialisation played as torch plays it; everything in
 ``torch.cuda``'s Python, ``utils`` and ``lessons.memory`` runs for real. The switch from outside
-(``tests/switch_site``) runs in real subprocesses, as ``tools/gpu_check.sh`` starts them.
+(``tests/switch_site``) runs in real subprocesses, as ``tools/ci/gpu_check.sh`` starts them.
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def test_gpu_budget_stays_within_the_t4_cap_and_puts_it_back(monkeypatch: pytest
 
 
 def run_python(code: str, **env: str) -> str:
-    """Run ``code`` in a new Python, as tools/gpu_check.sh starts one, and return what it prints."""
+    """Run ``code`` in a new Python, as tools/ci/gpu_check.sh starts one, and return what it prints."""
     environ = {k: v for k, v in os.environ.items() if k not in ("NB_GPU_LIKE", "NVIDIA_TF32_OVERRIDE")}
     environ.update(PYTHONPATH=os.pathsep.join([str(ROOT / "tests" / "switch_site"), str(ROOT)]), **env)
     done = subprocess.run([sys.executable, "-c", code], env=environ, cwd=ROOT, capture_output=True, text=True,

@@ -156,7 +156,7 @@ def test_other_dtypes_and_other_operations_are_left_alone(tf32_flags: None) -> N
 
 def test_the_lane_switches_it_on_from_outside_and_utils_says_so() -> None:
     """What a process started in the other-end lane's second run has: NB_TF32=emulated (tests/nbval_lanes.py sets it
-    in the kernel, whose workers inherit it) and tests/switch_site first on PYTHONPATH (tools/other_python.sh)."""
+    in the kernel, whose workers inherit it) and tests/switch_site first on PYTHONPATH (tools/ci/other_python.sh)."""
     code = (
         "import torch, utils, sys\n"
         "x, w = torch.full((1, 1, 3, 3), 1 + 2**-11 + 2**-20), torch.ones(1, 1, 3, 3)\n"

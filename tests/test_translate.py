@@ -1,6 +1,6 @@
 """The Chinese edition cannot drift: every English notebook has a twin in notebooks/zh/, paired cell by cell, with
 nothing missing, stale or untranslated, the same code, outputs and structure, and the glossary's terms.
-Also the tool that keeps it in step, tools/translate.py, on small notebooks of its own."""
+Also the tool that keeps it in step, tools/author/translate.py, on small notebooks of its own."""
 
 from __future__ import annotations
 
@@ -14,19 +14,18 @@ from nbval.plugin import find_comment_markers
 
 import utils
 from lessons import exercises
-from tools import notebook_template as template
-from tools import translate
+from tools.author import core, editions, header, setup_cell, translate
 
 ENGLISH = translate.english_notebooks()
 IDS = [p.name for p in ENGLISH]
 CJK = r"\u4e00-\u9fff"
 CODE_SPAN = r"`(?:[^`\n]|\n(?!\n))+`"  # inline code, which may continue on the next line of its paragraph
-GLOSSARY_FILE = template.ZH_NOTEBOOKS / "TERMINOLOGY.md"
+GLOSSARY_FILE = editions.ZH_NOTEBOOKS / "TERMINOLOGY.md"
 
 
 def _pair(path: Path) -> tuple[nbformat.NotebookNode, nbformat.NotebookNode]:
     twin = translate.twin_path(path)
-    assert twin.is_file(), f"no Chinese twin: run tools/translate.py {path.name[:2]}"
+    assert twin.is_file(), f"no Chinese twin: run tools/author/translate.py {path.name[:2]}"
     return nbformat.read(path, as_version=4), nbformat.read(twin, as_version=4)
 
 
@@ -100,17 +99,17 @@ def test_twin_has_the_same_cells_in_the_same_order(path: Path) -> None:
 @pytest.mark.parametrize("path", ENGLISH, ids=IDS)
 def test_nothing_missing_stale_or_untranslated(path: Path) -> None:
     report = {kind: ids for kind, ids in translate.status(path).items() if ids}
-    assert not report, f"zh/{path.name}: {report} (run tools/translate.py, then translate these cells)"
+    assert not report, f"zh/{path.name}: {report} (run tools/author/translate.py, then translate these cells)"
 
 
-ANSWER_CELL = re.escape(template.LANGUAGES["en"].answer).replace(r"\{number\}", r"\d+")
+ANSWER_CELL = re.escape(editions.LANGUAGES["en"].answer).replace(r"\{number\}", r"\d+")
 """The first line of an exercise's answer cell, which holds the stub a student replaces."""
 
 
 @pytest.mark.parametrize("path", ENGLISH, ids=IDS)
 def test_code_and_outputs_are_the_english_ones(path: Path) -> None:
     """Token for token but for comments; the exceptions are the generated setup cell, which is each edition's own
-    (tools/notebook_template.py, compared with it by tests/test_hygiene.py): its messages are in its language; and
+    (tools/author/template.py, compared with it by tests/test_hygiene.py): its messages are in its language; and
     the answer cells, whose stubs' docstrings and messages are Chinese: string literals may differ there, in
     Chinese, everything else is token for token."""
     en, zh = _pair(path)
@@ -120,7 +119,7 @@ def test_code_and_outputs_are_the_english_ones(path: Path) -> None:
             continue
         where = f"zh/{path.name} cell {index} ({en_cell.id})"
         if en_cell.id == setup:
-            assert (en_cell.source, zh_cell.source) == (template.SETUP_CELL, template.SETUP_CELL_ZH), where
+            assert (en_cell.source, zh_cell.source) == (setup_cell.SETUP_CELL, setup_cell.SETUP_CELL_ZH), where
         elif re.match(ANSWER_CELL, en_cell.source):  # a stub's docstring and message are in the edition's language
             english, chinese = translate.code_tokens(en_cell.source), translate.code_tokens(zh_cell.source)
             assert [kind for kind, _ in english] == [kind for kind, _ in chinese], f"{where}: code"
@@ -131,14 +130,14 @@ def test_code_and_outputs_are_the_english_ones(path: Path) -> None:
         assert dict(find_comment_markers(zh_cell.source)) == dict(find_comment_markers(en_cell.source)), where
         outputs = [translate.in_language(output, "zh") for output in en_cell.outputs]  # figures: described in Chinese
         assert zh_cell.outputs == outputs and zh_cell.execution_count == en_cell.execution_count, where
-        if en_cell.source.startswith(template.LANGUAGES["en"].solution):
-            assert zh_cell.source.startswith(template.LANGUAGES["zh"].solution), f"{where}: solution marker"
+        if en_cell.source.startswith(editions.LANGUAGES["en"].solution):
+            assert zh_cell.source.startswith(editions.LANGUAGES["zh"].solution), f"{where}: solution marker"
 
 
 def test_the_setup_cells_differ_only_in_comments_and_the_words_of_their_messages() -> None:
     """The Chinese setup cell runs the English cell's code: the same tokens, but for string literals (its messages,
     and the language it sets), which are Chinese."""
-    english, chinese = (translate.code_tokens(cell) for cell in (template.SETUP_CELL, template.SETUP_CELL_ZH))
+    english, chinese = (translate.code_tokens(cell) for cell in (setup_cell.SETUP_CELL, setup_cell.SETUP_CELL_ZH))
     assert [kind for kind, _ in english] == [kind for kind, _ in chinese]
     differ = [(a, b) for a, b in zip(english, chinese, strict=True) if a != b]
     assert differ and all(kind == tokenize.STRING for (kind, _), _ in differ)
@@ -287,7 +286,7 @@ def chinese_texts(nb: nbformat.NotebookNode, exercises: bool = False) -> list[tu
     """Return (cell index, text) for the Chinese a reader reads in a notebook: markdown prose without its code, code
     comments, and string literals with Chinese in them; up to the exercises, or to the end with ``exercises``."""
     texts = []
-    end = None if exercises else template.heading_index(nb, template.LANGUAGES["zh"].exercises)
+    end = None if exercises else core.heading_index(nb, editions.LANGUAGES["zh"].exercises)
     for index, cell in enumerate(nb.cells[:end]):
         if cell.cell_type == "markdown" and index:
             texts.append((index, prose(cell.source)))
@@ -309,10 +308,10 @@ def test_chinese_text_follows_the_glossarys_rules(path: Path) -> None:
 @pytest.mark.parametrize("path", ENGLISH, ids=IDS)
 def test_fixed_phrases_end_the_core_and_open_going_deeper(path: Path) -> None:
     _, zh = _pair(path)
-    deeper = template.heading_index(zh, template.LANGUAGES["zh"].going_deeper)
+    deeper = core.heading_index(zh, editions.LANGUAGES["zh"].going_deeper)
     assert deeper is not None, f"zh/{path.name}: no going-deeper heading"
     assert zh.cells[deeper - 1].source.rstrip().endswith(END_OF_CORE), f"zh/{path.name} cell {deeper - 1}"
-    opening = zh.cells[deeper].source.split(template.LANGUAGES["zh"].going_deeper, 1)[1].strip()
+    opening = zh.cells[deeper].source.split(editions.LANGUAGES["zh"].going_deeper, 1)[1].strip()
     assert opening.startswith(GOING_DEEPER_OPENS), f"zh/{path.name} cell {deeper}: {opening[:30]!r}"
 
 
@@ -356,8 +355,8 @@ def test_glossary_check_wants_the_singular_and_the_other_name() -> None:
 def _english(tmp_path: Path) -> Path:
     nb = nbformat.v4.new_notebook(
         cells=[
-            nbformat.v4.new_markdown_cell(f"# 01 · Devices\n\n{template.colab_link('01_x.ipynb')}\n\n**Time:** 5 s"),
-            nbformat.v4.new_code_cell(template.SETUP_CELL, execution_count=1),
+            nbformat.v4.new_markdown_cell(f"# 01 · Devices\n\n{header.colab_link('01_x.ipynb')}\n\n**Time:** 5 s"),
+            nbformat.v4.new_code_cell(setup_cell.SETUP_CELL, execution_count=1),
             nbformat.v4.new_markdown_cell("Every tensor lives on a device."),
             nbformat.v4.new_code_cell(
                 "x = 1  # one\nprint(x)",
@@ -379,8 +378,8 @@ def test_sync_copies_code_and_outputs_and_lists_what_needs_translating(tmp_path:
     en, zh = nbformat.read(english, as_version=4), nbformat.read(twin, as_version=4)
     assert report["missing"] == [c.id for c in en.cells if c.id != en.cells[1].id]  # the setup cell is generated
     assert report["untranslated"] == [en.cells[0].id, en.cells[2].id, en.cells[3].id]  # cell 4 has no comment
-    assert zh.cells[1].source == template.SETUP_CELL_ZH
-    assert template.colab_link(english.name, "zh") in zh.cells[0].source
+    assert zh.cells[1].source == setup_cell.SETUP_CELL_ZH
+    assert header.colab_link(english.name, "zh") in zh.cells[0].source
     assert zh.cells[3].outputs == en.cells[3].outputs and zh.cells[4].metadata["translation"]["status"] == "same"
     assert translate.status(english, twin)["untranslated"] == report["untranslated"]
 
@@ -540,7 +539,7 @@ def english_data_output(text: str) -> str | None:
 @pytest.mark.parametrize("path", ENGLISH, ids=IDS)
 def test_what_the_data_helpers_print_is_chinese_in_the_chinese_twin(path: Path) -> None:
     """A Chinese notebook's stored outputs hold no English data label, cleaning report, CIFAR-10 message or data
-    banner: what a Chinese class reads from 06's and 07's helpers is in Chinese (tools/translate.py, in_language)."""
+    banner: what a Chinese class reads from 06's and 07's helpers is in Chinese (translate.in_language)."""
     _, zh = _pair(path)
     for index, cell in enumerate(zh.cells):
         for output in cell.get("outputs", []):

@@ -556,7 +556,7 @@ def test_cpu_cores_counts_the_cores_this_process_may_use() -> None:
     assert 1 <= cores <= (os.cpu_count() or 1)
 
 
-# ---- Figures anyone can read (issue 28) -----------------------------------------------------------------------------
+# ---- Figures anyone can read -----------------------------------------------------------------------------
 def _shown_figure(monkeypatch: pytest.MonkeyPatch, en: str, zh: str) -> tuple[dict, dict, object]:
     """Show a small figure with utils.show_figure; return what it displayed (data, metadata) and the figure."""
     import IPython.display

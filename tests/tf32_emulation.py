@@ -11,7 +11,7 @@ operation runs on the rounded values in float32. A bias or an ``addmm``'s added 
 round only what they multiply. The flags are read at every call, so a cell that switches TF32 off (``with
 torch.backends.cudnn.flags(enabled=True, allow_tf32=False):``) gets full float32, as on the GPU.
 
-A test tool: nothing students run imports it. The other-end lane (``tools/other_python.sh``) switches it on from
+A test tool: nothing students run imports it. The other-end lane (``tools/ci/other_python.sh``) switches it on from
 outside for each notebook's second run, in the kernel and in the processes it starts (notebook 08's DDP workers,
 which must compute as the kernel does): ``tests/nbval_lanes.py`` runs ``tests/switch_site/sitecustomize.py`` in the
 kernel after setting ``NB_TF32=emulated``, and the lane puts ``tests/switch_site`` first on ``PYTHONPATH``, so that

@@ -1,4 +1,4 @@
-# Sourced by tools/setup.sh, tools/other_python.sh and the website's scripts. `install VENV ARGS...` installs
+# Sourced by tools/setup.sh, tools/ci/other_python.sh and the website's scripts. `install VENV ARGS...` installs
 # packages into the virtual environment VENV. It uses uv (installed into VENV first) where it can: uv downloads and
 # unpacks wheels in parallel and reuses its cache, which matters for PyTorch's 3-5 GB of CUDA libraries (measured in
 # benchmarks/RESULTS.md, "CI time"). Where uv cannot be installed, plain pip does the same job, more slowly.

@@ -21,7 +21,7 @@ case "$(uname -s 2>/dev/null || true)" in
   MINGW* | MSYS* | CYGWIN*) windows_shell ;;
 esac
 # PYTHON=python3.13 picks the interpreter; VENV=.venv-py313 another environment; REQUIREMENTS=FILE another list of
-# pins than requirements.txt (tools/other_python.sh uses all three, for the oldest supported PyTorch).
+# pins than requirements.txt (tools/ci/other_python.sh uses all three, for the oldest supported PyTorch).
 PYTHON="${PYTHON:-python3}"
 VENV="${VENV:-.venv}"
 REQUIREMENTS="${REQUIREMENTS:-requirements.txt}"
@@ -37,11 +37,11 @@ source tools/installer.sh  # defines `install`: uv where it can be had (several 
 install "$VENV" -r "$REQUIREMENTS"
 # d2l 1.0.3 pins numpy==1.23.5 and friends, which break on Python >= 3.12: install it without its pins.
 install "$VENV" --no-deps -r requirements-nodeps.txt
-# the kernel the notebooks name (tools/notebook_template.py KERNELSPEC): JupyterLab then opens them unmodified
+# the kernel the notebooks name (tools/author/template.py KERNELSPEC): JupyterLab then opens them unmodified
 "$VENV/bin/python" -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" >/dev/null
 # JupyterLab of this environment only: no pop-up asking "get notified about official Jupyter news?" over the lesson,
 # no check for updates (a request to the internet); a settings override in the environment (overrides.d: a user's own
-# settings still win). tools/check_lab.py opens a lesson with it.
+# settings still win). tools/ci/check_lab.py opens a lesson with it.
 mkdir -p "$VENV/share/jupyter/lab/settings/overrides.d"
 echo '{"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}}' \
   >"$VENV/share/jupyter/lab/settings/overrides.d/pytorch-gpu-notebooks.json"

@@ -4,9 +4,9 @@ processes it starts).
 Python's ``site`` module imports ``sitecustomize`` at start-up from the first folder on ``sys.path`` that has one.
 A lane that puts this folder first on ``PYTHONPATH`` gets, in every process started while its variable is set:
 
-- ``NB_TF32=emulated``: ``tests/tf32_emulation.py``'s mode (the other-end lane, ``tools/other_python.sh``, sets the
+- ``NB_TF32=emulated``: ``tests/tf32_emulation.py``'s mode (the other-end lane, ``tools/ci/other_python.sh``, sets the
   variable for each notebook's second run: ``tests/nbval_lanes.py``, which also runs this file in the kernel);
-- ``NB_GPU_LIKE=t4``: ``tests/t4_like.py``'s T4-like GPU (``tools/gpu_check.sh``'s ``t4`` part).
+- ``NB_GPU_LIKE=t4``: ``tests/t4_like.py``'s T4-like GPU (``tools/ci/gpu_check.sh``'s ``t4`` part).
 
 Each module is loaded from this folder's parent, under its own name, and its ``install()`` called. Without the
 variables this does nothing (and imports nothing).

@@ -1,4 +1,4 @@
-"""tools/notebook_template.py: what a student sees of the cells every notebook shares (the setup cell, the
+"""tools/author/template.py: what a student sees of the cells every notebook shares (the setup cell, the
 solutions, nbval's markers), made by one idempotent pass that the Chinese translation records follow."""
 
 from __future__ import annotations
@@ -8,14 +8,13 @@ import copy
 import nbformat
 from nbval.plugin import comment_markers, find_comment_markers, find_metadata_tags, metadata_tags
 
-from tools import notebook_template as template
-from tools import translate
+from tools.author import cells, digest, header, setup_cell, template, translate
 
 
 def test_the_markers_are_nbvals_own_and_each_tag_means_the_same() -> None:
-    assert set(template.NBVAL_MARKERS) == set(comment_markers)
-    for marker in template.NBVAL_MARKERS:
-        tag = template.marker_tag(marker)
+    assert set(cells.NBVAL_MARKERS) == set(comment_markers)
+    for marker in cells.NBVAL_MARKERS:
+        tag = cells.marker_tag(marker)
         assert tag in metadata_tags
         as_comment = dict(find_comment_markers(f"# {marker}\nx = 1"))
         as_tag = dict(find_metadata_tags({"tags": [tag]}))
@@ -44,7 +43,7 @@ def test_apply_collapses_the_setup_cell_and_solutions_and_moves_markers_to_tags(
     for cell in (setup, solution):
         assert cell.source.startswith("# @title ") and cell.metadata["cellView"] == "form"
         assert cell.metadata["jupyter"] == {"source_hidden": True}
-    assert setup.source == template.SETUP_CELL
+    assert setup.source == setup_cell.SETUP_CELL
     assert ignored.source == "# (differs by machine)\nprint(os.cpu_count())"
     assert ignored.metadata["tags"] == ["nbval-ignore-output"] and ignored.outputs  # its output stays
     assert inexact.source.startswith("#NBVAL_IGNORE_OUTPUT (why)") and "tags" not in inexact.metadata
@@ -58,7 +57,7 @@ def test_apply_collapses_the_setup_cell_and_solutions_and_moves_markers_to_tags(
 
 def test_a_translation_stays_current_when_english_and_chinese_are_presented() -> None:
     """The Chinese cell records the English source it translates; the same change to both keeps it current, in
-    whichever order tools/notebook_template.py and tools/translate.py run."""
+    whichever order tools/author/template.py and tools/author/translate.py run."""
     english = _legacy_notebook()
     chinese = copy.deepcopy(english)
     chinese.cells[2].source = "# NBVAL_IGNORE_OUTPUT\n# （因机器而异）\nprint(os.cpu_count())"
@@ -78,42 +77,54 @@ RUN = {"machine": "a 2-core CPU", "torch": "2.15.0", "date": "2026-11-24"}
 GPU = {"machine": "an NVIDIA H100 80GB HBM3", "torch": "2.11.0", "date": "2026-11-26"}
 
 
-def test_the_time_line_reads_in_one_breath_and_says_what_it_measured() -> None:
+def test_the_time_line_gives_one_time_per_machine_and_mode_without_dates() -> None:
     times = {"quick/cpu": {**RUN, "seconds": 8.1, "code": "abc"}, "full/cpu": {**RUN, "seconds": 255.0, "code": "abc"},
              "quick/gpu": {**GPU, "seconds": 19.6}, "full/gpu": {**GPU, "seconds": 60.0}}
-    line = template.time_line(times, "en", code="abc")
+    line = header.time_line(times, "en")
     assert line == (
         "**Time:** in [quick mode](../README.md#start-here) 8 s on a 2-core CPU and 20 s on an NVIDIA H100 80GB HBM3 "
-        "(CUDA's start-up included); in full mode 4 min 15 s on the CPU and 60 s on the GPU. CPU times are of this "
-        "version of the notebook (2026-11-24); GPU times are of the notebook's code of 2026-11-26.")
-    assert template.TIME_LINE.fullmatch(line)  # one line: tools/translate.py leaves it out of the hash
+        "(CUDA's start-up included); in full mode 4 min 15 s on the CPU and 60 s on the GPU.")
+    assert header.TIME_LINE.fullmatch(line)  # one line: tools/author/translate.py leaves it out of the hash
     for lang in ("en", "zh"):
-        text = template.time_line(times, lang, code="other")
+        text = header.time_line(times, lang)
         assert "run_notebooks" not in text and "timings.json" not in text  # neither ships in the student edition
-        assert text.index(template.QUICK_MODE_LINK[lang]) < text.index("2026")  # quick mode first, linked
-        assert "this version" not in text and "这一版" not in text  # the code changed since: every time is dated
-    zh = template.time_line(times, "zh", code="abc")
-    assert zh.startswith("**用时**：[快速模式](../../README.zh.md#从这里开始)在2核CPU上8秒，"
-                         "在NVIDIA H100 80GB HBM3上20秒（含CUDA的启动时间）")
-    assert "CPU用时测的是这一版笔记本（2026-11-24）；GPU用时测的是本笔记本2026-11-26时的代码。" in zh
+        assert "2026" not in text and "torch" not in text  # how a time was measured is not on a student's page
+        assert text.index(header.QUICK_MODE_LINK[lang]) < text.index("CPU")  # quick mode first, linked
+    zh = header.time_line(times, "zh")
+    assert zh == ("**用时**：[快速模式](../../README.zh.md#从这里开始)在2核CPU上8秒，"
+                  "在NVIDIA H100 80GB HBM3上20秒（含CUDA的启动时间）；完整模式在CPU上4分15秒，在GPU上60秒。")
+
+
+def test_a_lesson_whose_quick_mode_shrinks_nothing_gets_one_time_per_machine() -> None:
+    times = {"quick/cpu": {**RUN, "seconds": 14.7}, "full/cpu": {**RUN, "seconds": 6.7},
+             "quick/gpu": {**GPU, "seconds": 19.6}, "full/gpu": {**GPU, "seconds": 19.5}}
+    assert header.time_line(times, "en", shrinks=False) == (
+        "**Time:** 7 s on a 2-core CPU and 20 s on an NVIDIA H100 80GB HBM3 (CUDA's start-up included).")
+    assert header.time_line({"quick/cpu": {**RUN, "seconds": 8}}, "zh", shrinks=False) == "**用时**：在2核CPU上8秒。"
+    same = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("setup"),
+                                           nbformat.v4.new_code_cell("QUICK = utils.is_quick_mode()  # nothing")])
+    assert not header.quick_mode_shrinks(same)
+    same.cells.append(nbformat.v4.new_code_cell("n = 100 if QUICK else 1000"))
+    assert header.quick_mode_shrinks(same)
 
 
 def test_the_start_up_is_named_only_where_the_gpu_took_longer() -> None:
     faster = {"quick/cpu": {**RUN, "seconds": 20.4}, "quick/gpu": {**GPU, "seconds": 15.2}}
-    assert "start-up" not in template.time_line(faster)
-    assert template.time_line({"quick/cpu": {**RUN, "seconds": 8}}).endswith(
-        "no GPU run recorded yet. CPU times are of the notebook's code of 2026-11-24.")
+    assert "start-up" not in header.time_line(faster)
+    assert header.time_line({"quick/cpu": {**RUN, "seconds": 8}}) == (
+        "**Time:** in [quick mode](../README.md#start-here) 8 s on a 2-core CPU; in full mode not measured yet on a "
+        "CPU.")
 
 
 def test_the_code_digest_ignores_comments_and_the_setup_cell_only() -> None:
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(template.SETUP_CELL),
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(setup_cell.SETUP_CELL),
                                          nbformat.v4.new_code_cell("# NBVAL_IGNORE_OUTPUT\nx = 1  # one")])
-    digest = template.code_digest(nb)
-    nb.cells[0].source = template.SETUP_CELL_ZH
+    code = digest.code_digest(nb)
+    nb.cells[0].source = setup_cell.SETUP_CELL_ZH
     nb.cells[1].source = "# （一）\nx = 1\n"
-    assert template.code_digest(nb) == digest
+    assert digest.code_digest(nb) == code
     nb.cells[1].source = "x = 2"
-    assert template.code_digest(nb) != digest
+    assert digest.code_digest(nb) != code
 
 
 def test_a_notebooks_code_digest_is_the_same_on_every_python() -> None:
@@ -123,6 +134,6 @@ def test_a_notebooks_code_digest_is_the_same_on_every_python() -> None:
     not count."""
     code = 'x = 2  # two\nprint(f"x is {x!r:>4} and {f\'{x + 1}\'}")\n%time y = x\n\nif x:\n    y = f"""{x}\nlines"""'
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("# setup"), nbformat.v4.new_code_cell(code)])
-    assert template.code_digest(notebook) == "5d3575b260dd"
+    assert digest.code_digest(notebook) == "5d3575b260dd"
     notebook.cells[1].source = code.replace("  # two", "  # 二").replace("%time y = x", "%timeit y = x")
-    assert template.code_digest(notebook) == "5d3575b260dd"
+    assert digest.code_digest(notebook) == "5d3575b260dd"

@@ -1,15 +1,15 @@
 """Build the lessons' website, in English and Chinese, from the stored notebooks (nothing is executed).
 
-    bash tools/build_site.sh                     # sets up .venv-docs (requirements-docs.txt), then runs this
-    .venv-docs/bin/python tools/build_site.py    # writes _site/en/, _site/zh/ and _site/index.html
-    SITE_BRANCH=dev ... tools/build_site.py      # Colab buttons and badges open the notebooks on branch "dev"
+    bash tools/teacher/build_site.sh                     # sets up .venv-docs (requirements-docs.txt), then runs this
+    .venv-docs/bin/python tools/teacher/build_site.py    # writes _site/en/, _site/zh/ and _site/index.html
+    SITE_BRANCH=dev ... tools/teacher/build_site.py      # Colab buttons and badges open the notebooks on branch "dev"
 
 Each language is one Sphinx build (myst-nb, sphinx-book-theme) of a folder assembled under ``_build/site/<lang>``:
 a home page (``site/home.<lang>.md`` with the lesson table filled in from the notebooks' titles and
 ``notebooks/timings.json``), every notebook of that edition, and the teacher's page (``docs/TEACHING.md``,
 ``docs/TEACHING.zh.md``). Links between those pages stay links between pages; links to other files of the
 repository become links to them on GitHub; the Colab badge image is served from the site itself, so pages need
-nothing from the internet. ``tools/check_site.py`` then tests the result in a real browser.
+nothing from the internet. ``tools/ci/check_site.py`` then tests the result in a real browser.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from pathlib import Path
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-from tools import notebook_template as template  # noqa: E402
+from tools.author import editions, header, setup_cell  # noqa: E402
 
 SITE = ROOT / "site"
 OUT = ROOT / "_site"
@@ -39,7 +39,7 @@ LINK = re.compile(r"(!?\[[^\]]*\])\(([^)\s]+)\)")
 
 def notebooks(lang: str) -> list[Path]:
     """Return the notebooks of edition ``lang``, in lesson order."""
-    return sorted(template.LANGUAGES[lang].folder.glob("[0-9][0-9]_*.ipynb"))
+    return sorted(editions.LANGUAGES[lang].folder.glob("[0-9][0-9]_*.ipynb"))
 
 
 def rewrite_links(markdown: str, source: Path, pages: dict[Path, str], branch: str) -> str:
@@ -55,14 +55,14 @@ def rewrite_links(markdown: str, source: Path, pages: dict[Path, str], branch: s
         if resolved in pages:
             return f"{text}({pages[resolved]}{'#' + anchor if anchor else ''})"
         relative = posixpath.normpath(resolved.relative_to(ROOT).as_posix()) if resolved.is_relative_to(ROOT) else path
-        return f"{text}(https://github.com/{template.REPO}/blob/{branch}/{relative})"
+        return f"{text}(https://github.com/{setup_cell.REPO}/blob/{branch}/{relative})"
 
     return LINK.sub(replace, markdown)
 
 
 def lesson_table(lang: str) -> str:
     """Return the home page's table: every lesson (linked), what it teaches in a line, and its measured times."""
-    timings = template.read_timings()
+    timings = header.read_timings()
     if lang == "en":
         rows = ["| # | lesson | quick mode, CPU | full mode, GPU |", "|---|---|---|---|"]
     else:
@@ -101,7 +101,7 @@ def assemble(lang: str, branch: str) -> Path:
     (folder / "teaching.md").write_text(rewrite_links(teaching, TEACHING[lang], pages, branch), encoding="utf-8")
     home = (SITE / f"home.{lang}.md").read_text(encoding="utf-8")
     toc = "\n".join([p.stem for p in lessons] + ["teaching"])
-    home = home.replace("{lessons}", lesson_table(lang)).replace("{toc}", toc).replace("{repo}", template.REPO)
+    home = home.replace("{lessons}", lesson_table(lang)).replace("{toc}", toc).replace("{repo}", setup_cell.REPO)
     (folder / "index.md").write_text(home, encoding="utf-8")
     return folder
 
@@ -134,10 +134,10 @@ def build(lang: str, branch: str) -> Path:
 def main(argv: list[str] | None = None) -> None:
     """Build the languages the command line names (both by default) and the root page that leads to them."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--lang", choices=sorted(template.LANGUAGES), action="append", help="only this language")
+    parser.add_argument("--lang", choices=sorted(editions.LANGUAGES), action="append", help="only this language")
     args = parser.parse_args(argv)
     branch = os.environ.get("SITE_BRANCH", "main")
-    for lang in args.lang or list(template.LANGUAGES):
+    for lang in args.lang or list(editions.LANGUAGES):
         print(f"built {build(lang, branch).relative_to(ROOT)}/", flush=True)
     shutil.rmtree(OUT / "jupyter_execute", ignore_errors=True)  # myst-nb's scratch folder beside its output
     (OUT / "index.html").write_text(

@@ -1,8 +1,8 @@
 """Open lessons in JupyterLab as a student does, in a real browser (Debian's Chromium, driven by Playwright), and
 check what the student sees.
 
-    bash tools/check_lab.sh                     # installs what is missing (as tools/check_site.sh does), then this
-    .venv-docs/bin/python tools/check_lab.py    # with .venv (tools/setup.sh) and .venv-docs (Playwright) in place
+    bash tools/ci/check_lab.sh                     # installs what is missing (as check_site.sh does), then this
+    .venv-docs/bin/python tools/ci/check_lab.py    # with .venv (tools/setup.sh) and .venv-docs (Playwright) in place
 
 One JupyterLab server, started from ``.venv`` as the README's open command starts it (its settings overrides, its
 kernel; only a port, a token and empty user folders are given), serves copies of ``LESSONS`` in a temporary folder,
@@ -34,11 +34,12 @@ from pathlib import Path
 import nbformat
 from playwright.sync_api import Page, sync_playwright
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-from tools import notebook_template as template  # noqa: E402
-from tools.check_site import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from tools.kernels import server_port  # noqa: E402
+from tools.author import editions, setup_cell  # noqa: E402
+from tools.author.cells import FORM_TITLE, is_solution_cell  # noqa: E402
+from tools.author.kernels import server_port  # noqa: E402
+from tools.ci.check_site import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
 LESSONS = ("notebooks/01_devices.ipynb", "notebooks/zh/02_placement_checks.ipynb")
 """The lessons opened: the first, and a Chinese one (both write nothing into data/: the tests run beside this)."""
@@ -58,7 +59,7 @@ def start_lab(venv: Path, folder: Path, state: Path, runtime: Path) -> tuple[sub
     No port is chosen here: the server binds one the system picks (``port=0``) and writes it into ``runtime``. A
     port found free here and bound by the server seconds later, once it has started, could be taken in between
     by any process on the machine; the server's own pick and bind are a moment apart, in one process. Its kernels
-    talk over Unix sockets in ``runtime`` (``transport=ipc``, as ``tools/kernels.py`` explains): jupyter_client's
+    talk over Unix sockets in ``runtime`` (``transport=ipc``, as ``tools/author/kernels.py`` explains): jupyter_client's
     five TCP ports a kernel would have carry the same race."""
     token = secrets.token_hex(16)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "VIRTUAL_ENV"))}
@@ -114,7 +115,7 @@ def collapsed_cells(lesson: Path, lang: str) -> tuple[list[int], list[int]]:
     cells, in ``lesson``'s order (JupyterLab shows every cell, in this order)."""
     nb = nbformat.read(lesson, as_version=4)
     code = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code"]
-    solutions = [i for i, cell in enumerate(nb.cells) if template.is_solution_cell(cell, lang)]
+    solutions = [i for i, cell in enumerate(nb.cells) if is_solution_cell(cell, lang)]
     return [code[0], *solutions], code
 
 
@@ -149,7 +150,7 @@ def check_lesson(page: Page, base: str, token: str, name: str, lesson: Path, lan
     for index in collapsed:
         if not cells[index]["collapsed"]:
             problems.append(f"{name}: cell {index} shows its code (it should show collapsed)")
-        elif not cells[index]["title"].startswith(template.FORM_TITLE.strip()):
+        elif not cells[index]["title"].startswith(FORM_TITLE.strip()):
             problems.append(f"{name}: collapsed cell {index} shows {cells[index]['title'][:60]!r}, not its '# @title'")
         if index != code[0] and cells[index]["outputs"]:
             problems.append(f"{name}: the solution in cell {index} shows an output before it runs")
@@ -177,7 +178,7 @@ def check_lesson(page: Page, base: str, token: str, name: str, lesson: Path, lan
     for index in collapsed[1:]:  # Run All runs the solutions too: they show that they ran, not the answer
         if cells[index]["outputs"]:
             problems.append(f"{name}: after Run All, the solution in cell {index} shows {cells[index]['outputs']} "
-                            "output(s): a solution prints nothing, its check says that it passes (issue 40)")
+                            "output(s): a solution prints nothing, its check says that it passes")
     problems += [f"{name}: {p}" for p in pop_ups(page)]
     print(f"{name}: ran {len(code)} code cells in {seconds:.1f} s; after the run, the {len(collapsed) - 1} "
           f"solutions show {shown} outputs", flush=True)
@@ -211,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
             target = folder / relative
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(ROOT / lesson, target)
-            beside = target.parent / template.FOLDERS[0]  # the project, beside the lesson: the setup cell finds it
+            beside = target.parent / setup_cell.FOLDERS[0]  # the project, beside the lesson: the setup cell finds it
             if not beside.exists():
                 beside.symlink_to(ROOT, target_is_directory=True)
             names.append(relative.as_posix())
@@ -227,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
                               else route.abort())
                 page = context.new_page()
                 for lesson, name in zip(lessons, names, strict=True):
-                    problems += check_lesson(page, base, token, name, lesson, template.language_of(lesson))
+                    problems += check_lesson(page, base, token, name, lesson, editions.language_of(lesson))
                 browser.close()
         finally:
             stop(lab)

@@ -1,7 +1,7 @@
-"""Start notebook 08's 2-process DDP worker many times and count the starts that abort (issue 30). Run by hand.
+"""Start notebook 08's 2-process DDP worker many times and count the starts that abort. Run by hand.
 
-    .venv/bin/python tools/stress_ddp.py                 # 300 starts, every other one with the CPU loaded
-    .venv/bin/python tools/stress_ddp.py --starts 40     # a shorter run
+    .venv/bin/python tools/ci/stress_ddp.py                 # 300 starts, every other one with the CPU loaded
+    .venv/bin/python tools/ci/stress_ddp.py --starts 40     # a shorter run
 
 Each start does what tests/test_ddp.py does: ``mp.spawn(lessons.ddp.worker, ...)`` with two CPU processes
 talking through gloo, then checks that both ranks wrote their reports. Every second start runs while this tool
@@ -34,7 +34,7 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 import torch.multiprocessing as mp  # noqa: E402

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Test the built website (_site/, from tools/build_site.sh) in a real browser: Debian's Chromium driven by
-# Playwright (tools/check_site.py), with axe-core's accessibility rules. Installs Chromium and the CJK fonts with
+# Test the built website (_site/, from tools/teacher/build_site.sh) in a real browser: Debian's Chromium driven by
+# Playwright (tools/ci/check_site.py), with axe-core's accessibility rules. Installs Chromium and the CJK fonts with
 # apt-get when they are missing (as root, as CI runs; otherwise it says what to install), Playwright into .venv-docs,
 # and axe-core from npm, pinned with its checksum in site/package-lock.json, into .venv-docs/axe (once; npm ci takes
-# a second or two). Usage: bash tools/check_site.sh
+# a second or two). Usage: bash tools/ci/check_site.sh
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 if [ ! -x /usr/bin/chromium ] || ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then
   if [ "$(id -u)" = 0 ]; then
     apt-get install -y -qq chromium fonts-noto-cjk >/dev/null 2>&1 ||
@@ -33,4 +33,4 @@ if ! cmp -s site/package-lock.json .venv-docs/axe/package-lock.json ||
   cp site/package.json site/package-lock.json .venv-docs/axe/
   npm ci --prefix .venv-docs/axe --no-audit --no-fund --loglevel=error
 fi
-.venv-docs/bin/python tools/check_site.py "$@"
+.venv-docs/bin/python tools/ci/check_site.py "$@"

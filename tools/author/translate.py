@@ -1,8 +1,8 @@
 """Keep the Chinese edition (``notebooks/zh/``) in step with the English notebooks, cell by cell.
 
-    .venv/bin/python tools/translate.py            # sync every twin, then list what needs translating
-    .venv/bin/python tools/translate.py 03 07      # only those notebooks
-    .venv/bin/python tools/translate.py --check    # list only; exit 1 if anything needs translating
+    .venv/bin/python tools/author/translate.py            # sync every twin, then list what needs translating
+    .venv/bin/python tools/author/translate.py 03 07      # only those notebooks
+    .venv/bin/python tools/author/translate.py --check    # list only; exit 1 if anything needs translating
 
 Every Chinese notebook has the English one's cells, with the same ids, in the same order. Each Chinese cell records
 where it came from in ``metadata.translation``: the English cell's ``id``, a ``hash`` of its source, that
@@ -40,9 +40,9 @@ from typing import Any
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-from tools import notebook_template as template  # noqa: E402
+from tools.author import cells, digest, editions, header, template  # noqa: E402
 
 Notebook = Any  # an nbformat NotebookNode
 STATUSES = ("translated", "same", "verbatim", "untranslated")
@@ -50,21 +50,21 @@ STATUSES = ("translated", "same", "verbatim", "untranslated")
 
 def english_notebooks() -> list[Path]:
     """Return the English notebooks, in lesson order."""
-    return sorted(template.NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    return sorted(editions.NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 
 
 def twin_path(english: Path) -> Path:
     """Return the path of the Chinese twin of an English notebook."""
-    return template.ZH_NOTEBOOKS / english.name
+    return editions.ZH_NOTEBOOKS / english.name
 
 
 def hashed_source(cell: Any, index: int) -> str:
     """Return the part of an English cell a translation depends on: the source, without the generated time line of
-    the title cell (index 0), which changes whenever times are recorded and is written by tools/notebook_template."""
-    return template.TIME_LINE.sub("", cell.source).strip() if index == 0 else cell.source
+    the title cell (index 0), which changes whenever times are recorded and is written by tools/author/template."""
+    return header.TIME_LINE.sub("", cell.source).strip() if index == 0 else cell.source
 
 
-source_hash = template.source_hash
+source_hash = digest.source_hash
 """Return a short, stable hash of a cell's source text."""
 
 
@@ -168,11 +168,11 @@ def sync(english: Path, twin: Path | None = None) -> dict[str, list[str]]:
     zh_nb = nbformat.read(path, as_version=4) if path.is_file() else nbformat.v4.new_notebook()
     old = {cell.id: cell for cell in zh_nb.cells}
     report: dict[str, list[str]] = {"missing": [], "stale": [], "untranslated": []}
-    cells = []
+    synced = []
     for index, en_cell in enumerate(en_nb.cells):
         zh_cell = old.get(en_cell.id)
-        if zh_cell is not None and index > 0:  # what a student sees (tools/notebook_template.py), as English has it
-            template.present(zh_cell, "zh")
+        if zh_cell is not None and index > 0:  # what a student sees (tools/author/template.py), as English has it
+            cells.present(zh_cell, "zh")
         if zh_cell is None or zh_cell.cell_type != en_cell.cell_type:
             zh_cell = copy.deepcopy(en_cell)
             status = "untranslated" if needs_translation(en_cell) else "same"
@@ -197,15 +197,15 @@ def sync(english: Path, twin: Path | None = None) -> dict[str, list[str]]:
             report["stale"].append(en_cell.id)
         elif record.get("status") == "untranslated":
             report["untranslated"].append(en_cell.id)
-        cells.append(zh_cell)
-    zh_nb.cells = cells
+        synced.append(zh_cell)
+    zh_nb.cells = synced
     zh_nb.metadata = copy.deepcopy(en_nb.metadata)
     zh_nb.nbformat, zh_nb.nbformat_minor = en_nb.nbformat, en_nb.nbformat_minor
-    # the generated parts: the Chinese setup cell, Colab link and time line (tools/notebook_template.py)
+    # the generated parts: the Chinese setup cell, Colab link and time line (tools/author/template.py)
     zh_nb.cells[0].source = zh_nb.cells[0].source.replace(
-        template.colab_link(english.name), template.colab_link(english.name, "zh")
+        header.colab_link(english.name), header.colab_link(english.name, "zh")
     )
-    template.apply(zh_nb, english.name, template.read_timings(), "zh")
+    template.apply(zh_nb, english.name, header.read_timings(), "zh")
     setup = next(i for i, cell in enumerate(zh_nb.cells) if cell.cell_type == "code")
     zh_nb.cells[setup].metadata["translation"] = provenance(en_nb.cells[setup], setup, "translated")
     report = {kind: [i for i in ids if i != en_nb.cells[setup].id] for kind, ids in report.items()}

@@ -1,14 +1,14 @@
 """Re-execute notebooks in quick mode and store their outputs: the one command that regenerates them.
 
-    .venv/bin/python tools/run_notebooks.py                  # every notebook
-    .venv/bin/python tools/run_notebooks.py 01 06            # only those whose name starts with 01 or 06
-    python tools/run_notebooks.py --out /tmp/gpu-run         # a check on another machine (a GPU, say): the
+    .venv/bin/python tools/author/run_notebooks.py                  # every notebook
+    .venv/bin/python tools/author/run_notebooks.py 01 06            # only those whose name starts with 01 or 06
+    python tools/author/run_notebooks.py --out /tmp/gpu-run         # a check on another machine (a GPU, say): the
                                                              # executed copies go there, stored outputs stay
-    python tools/run_notebooks.py 09 --full --out /tmp/gpu   # full mode (what a reader runs), e.g. for the
+    python tools/author/run_notebooks.py 09 --full --out /tmp/gpu   # full mode (what a reader runs), e.g. for the
                                                              # numbers a lesson quotes; needs --out
-    python tools/run_notebooks.py --zh --out /tmp/zh         # execute the Chinese edition (notebooks/zh/),
+    python tools/author/run_notebooks.py --zh --out /tmp/zh         # execute the Chinese edition (notebooks/zh/),
                                                              # whose stored outputs are copied from English
-    python tools/run_notebooks.py --twice --out /tmp/twice   # "Run all" twice in one kernel, as students do;
+    python tools/author/run_notebooks.py --twice --out /tmp/twice   # "Run all" twice in one kernel, as students do;
                                                              # the copy holds the second run's outputs
 
 Outputs are stored exactly as `pytest` (strict nbval) will compare them: quick mode on, cells run top to
@@ -17,8 +17,8 @@ purpose are caught inside their cells by `utils.expect_error`). Afterwards run `
 
 Every run also records its wall time in notebooks/timings.json (per mode, CPU or GPU, with the machine, torch
 version, date, the digest of the notebook's code and the commit) and rewrites the notebooks' header time lines from it
-(tools/notebook_template.py); `--no-timings` leaves both alone. A notebook run in place keeps no output under its
-solutions (tools/notebook_template.py's `present`: what a student sees); copies written to `--out` keep them.
+(tools/author/template.py); `--no-timings` leaves both alone. A notebook run in place keeps no output under its
+solutions (tools/author/template.py's `present`: what a student sees); copies written to `--out` keep them.
 """
 
 from __future__ import annotations
@@ -36,12 +36,12 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
 sys.path.insert(0, str(ROOT))
 import utils  # noqa: E402
-from tools import notebook_template  # noqa: E402
-from tools.kernels import IPCKernelManager  # noqa: E402
+from tools.author import cells, core, digest, editions, header  # noqa: E402
+from tools.author.kernels import IPCKernelManager  # noqa: E402
 
 
 def machine() -> tuple[str, str]:
@@ -69,21 +69,21 @@ def commit() -> str | None:
 
 def record_time(name: str, mode: str, seconds: float, code: str | None = None) -> None:
     """Store one measured wall time (seconds) of notebook ``name`` in notebooks/timings.json, with what it measured:
-    the machine, torch, the date, the digest of the notebook's code (``notebook_template.code_digest``: the header
+    the machine, torch, the date, the digest of the notebook's code (``digest.code_digest``: the header
     says "this version" while it matches) and the repository's commit."""
     import torch
 
     kind, description = machine()
-    timings = notebook_template.read_timings()
+    timings = header.read_timings()
     record = {
         "seconds": round(seconds, 1), "machine": description, "torch": torch.__version__.split("+")[0],
         "date": datetime.date.today().isoformat(), "code": code, "commit": commit(),
     }
     timings.setdefault(name, {})[f"{mode}/{kind}"] = {key: value for key, value in record.items() if value}
     text = json.dumps(dict(sorted(timings.items())), indent=1, sort_keys=True) + "\n"
-    tmp = notebook_template.TIMINGS.with_name(f".timings.{os.getpid()}.tmp")
+    tmp = header.TIMINGS.with_name(f".timings.{os.getpid()}.tmp")
     tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, notebook_template.TIMINGS)
+    os.replace(tmp, header.TIMINGS)
 
 
 def coalesce_streams(cell: nbformat.NotebookNode) -> None:
@@ -91,7 +91,7 @@ def coalesce_streams(cell: nbformat.NotebookNode) -> None:
 
     The kernel sends what a cell prints in as many messages as it flushed, which depends on the machine's load: one
     ``print`` can arrive in two pieces, cut anywhere. Stored joined, the outputs are the same on every run, and
-    ``tools/translate.py`` finds whole lines to put in Chinese (an output cut mid-line would keep its English).
+    ``tools/author/translate.py`` finds whole lines to put in Chinese (an output cut mid-line would keep its English).
     nbval joins them too before it compares.
     """
     joined: list[nbformat.NotebookNode] = []
@@ -115,7 +115,7 @@ def run(path: Path, out: Path | None = None, passes: int = 1) -> float:
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(
         nb,
-        kernel_manager_class=IPCKernelManager,  # Unix sockets: no TCP port to race for (tools/kernels.py)
+        kernel_manager_class=IPCKernelManager,  # Unix sockets: no TCP port to race for (tools/author/kernels.py)
         timeout=3600 if os.environ.get(utils.QUICK_ENV) is None else 600,  # full mode on a CPU: long cells
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},
@@ -139,7 +139,7 @@ def run(path: Path, out: Path | None = None, passes: int = 1) -> float:
         cell.metadata.pop("execution", None)
         coalesce_streams(cell)
         if out is None:  # what a student sees: no solution's output stored (the copies in --out keep them)
-            notebook_template.present(cell, notebook_template.language_of(path))
+            cells.present(cell, editions.language_of(path))
     nb.metadata.pop("widgets", None)
     nbformat.write(nb, out / path.name if out else path)
     return seconds
@@ -160,7 +160,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.full and not args.out:
         parser.error("--full needs --out: the stored outputs always come from quick mode")
     if args.zh and not args.out:
-        parser.error("--zh needs --out: the Chinese notebooks' outputs are copied from English (tools/translate.py)")
+        parser.error(
+            "--zh needs --out: the Chinese notebooks' outputs are copied from English (tools/author/translate.py)"
+        )
     if args.twice and not args.out:
         parser.error("--twice needs --out: the stored outputs come from one run in a fresh kernel")
     prefixes = args.prefixes
@@ -170,7 +172,7 @@ def main(argv: list[str] | None = None) -> None:
         os.environ.pop(utils.QUICK_ENV, None)
     else:
         os.environ[utils.QUICK_ENV] = "1"  # same as conftest.py does for pytest
-    paths = sorted((notebook_template.ZH_NOTEBOOKS if args.zh else NOTEBOOKS).glob("[0-9][0-9]_*.ipynb"))
+    paths = sorted((editions.ZH_NOTEBOOKS if args.zh else NOTEBOOKS).glob("[0-9][0-9]_*.ipynb"))
     if prefixes:
         paths = [p for p in paths if any(p.name.startswith(prefix) for prefix in prefixes)]
     if not paths:
@@ -179,10 +181,10 @@ def main(argv: list[str] | None = None) -> None:
         seconds = run(path, args.out, passes=2 if args.twice else 1)
         print(f"{path.name}: {seconds:.1f} s" + (" (two runs in one kernel)" if args.twice else ""), flush=True)
         if not args.no_timings and not args.zh and not args.twice:
-            code = notebook_template.code_digest(nbformat.read(path, as_version=4))
+            code = digest.code_digest(nbformat.read(path, as_version=4))
             record_time(path.stem, "full" if args.full else "quick", seconds, code)
-            notebook_template.update_header(path)  # the header's time line follows timings.json
-            notebook_template.write_table()  # and so does the teacher's page
+            header.update_header(path)  # the header's time line follows timings.json
+            core.write_table()  # and so does the teacher's page
 
 
 if __name__ == "__main__":

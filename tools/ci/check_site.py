@@ -1,7 +1,7 @@
 """Test the built website (_site/) in a real browser: Debian's Chromium, driven by Playwright.
 
-    bash tools/check_site.sh                      # installs what is missing, builds nothing, then runs this
-    .venv-docs/bin/python tools/check_site.py     # against an existing _site/
+    bash tools/ci/check_site.sh                      # installs what is missing, builds nothing, then runs this
+    .venv-docs/bin/python tools/ci/check_site.py     # against an existing _site/
 
 Every page of both languages is served from localhost and loaded with every request to another host refused, so
 the site must work offline. The checks: no console error and no failed request on any page; every image loaded,
@@ -15,7 +15,7 @@ accessibility tree; Enter on the search field opens the search box, which search
 other language. A screenshot of one lesson per language is written to ``_site/screenshots/`` (and, with
 ``--screenshots DIR``, also to DIR). Exits 1 and lists every problem if any check fails.
 
-axe-core is the npm package pinned in ``site/package-lock.json``; ``tools/check_site.sh`` installs it into
+axe-core is the npm package pinned in ``site/package-lock.json``; ``tools/ci/check_site.sh`` installs it into
 ``.venv-docs/axe/`` (or set ``AXE_JS`` to an ``axe.min.js``).
 """
 
@@ -34,7 +34,7 @@ from urllib.parse import unquote, urljoin, urlparse
 
 from playwright.sync_api import Page, sync_playwright
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "_site"
 CHROMIUM = "/usr/bin/chromium"  # Debian's package: Playwright's own browser download does not work offline
 # As a sandboxed CI job runs it: no first-run work, no background connections to Google's hosts.
@@ -241,9 +241,9 @@ def main(argv: list[str] | None = None) -> int:
     languages = tuple(args.lang or LANGUAGES)
     missing = [lang for lang in languages if not (SITE / lang / "index.html").is_file()]
     if missing:
-        sys.exit(f"no _site/{missing[0]}/: build the site first (bash tools/build_site.sh)")
+        sys.exit(f"no _site/{missing[0]}/: build the site first (bash tools/teacher/build_site.sh)")
     if not AXE_JS.is_file():
-        sys.exit(f"no {AXE_JS}: install axe-core with bash tools/check_site.sh, or set AXE_JS")
+        sys.exit(f"no {AXE_JS}: install axe-core with bash tools/ci/check_site.sh, or set AXE_JS")
     server, base = serve(SITE)
     problems: list[str] = []
     pages = [f"{base}{lang}/{p.name}" for lang in languages for p in sorted((SITE / lang).glob("*.html"))]

@@ -4,10 +4,10 @@ jupyter_client gives a new kernel its five TCP ports by binding sockets to port 
 picked and closing the sockets; the kernel binds those ports a moment later, in its own process. Anything on the
 machine may take one of them in between (another kernel being started, or the local end of any outgoing
 connection), and the kernel then dies with ``zmq.error.ZMQError: Address already in use``. CI met it once in
-tools/run_notebooks.py, with three jobs starting kernels at once on two cores. A kernel whose sockets are Unix
+tools/author/run_notebooks.py, with three jobs starting kernels at once on two cores. A kernel whose sockets are Unix
 sockets (``transport="ipc"``) in a fresh temporary folder cannot collide with anything, and nothing about the
-kernel changes but how its messages travel. Used by tools/run_notebooks.py, by conftest.py for nbval's kernels and by
-the tests that start a kernel. Unix sockets exist on Linux and macOS, where the project's tools run (on Windows,
+kernel changes but how its messages travel. Used by tools/author/run_notebooks.py, by conftest.py for nbval's kernels
+and by the tests that start a kernel. Unix sockets exist on Linux and macOS, where the project's tools run (on Windows,
 under WSL2).
 
 A Jupyter server has the same race for its own port when it is given one found free beforehand. Given ``port=0``, it

@@ -5,11 +5,11 @@
 #   1. the unit tests, at one thread on the machine's own CPU (no unit test compares a float that depends on the
 #      instruction set);
 #   2. every notebook of the Chinese edition under strict nbval, as another x86-64 CPU with one thread would run it
-#      (tools/other_cpu.env: the default ATen kernels, oneDNN and MKL limited to AVX), and after each notebook's last
+#      (tools/ci/other_cpu.env: the default ATen kernels, oneDNN and MKL limited to AVX), and after each notebook's last
 #      cell every cell again in the same kernel, as a student who presses "Run all" twice runs it, in emulated TF32
 #      (tests/nbval_lanes.py): float32 convolutions and matrix products round their inputs to 10 mantissa bits as a
 #      GPU of compute capability 8.0 or newer (A100, L4, H100) does, so a check comparing a TF32 result with a float32
-#      one fails here as it would there (issue 37). An error in either run fails; the first run's outputs must equal
+#      one fails here as it would there. An error in either run fails; the first run's outputs must equal
 #      the stored ones, except the wording of PyTorch's own error messages in the errors shown on purpose, which
 #      changes between versions (their type is compared; the test command compares the words with the pinned
 #      PyTorch). The second run's outputs are not compared.
@@ -22,14 +22,14 @@
 # test (here it would repeat the test command's run to the letter), and the nbgrader course's tests
 # (tests/test_nbgrader_course.py: about 115 CPU-seconds of nbgrader's own commands and kernels). The README's whole
 # test command on 3.12 and 3.13 is recorded in benchmarks/RESULTS.md.
-# Usage: bash tools/other_python.sh [tests|notebooks|pytest arguments]
+# Usage: bash tools/ci/other_python.sh [tests|notebooks|pytest arguments]
 #          (default: both parts; `tests` or `notebooks`: that part; other arguments: pytest with them, on the
 #          simulated CPU, with the second run)
-#        OTHER_PYTHON=3.12 bash tools/other_python.sh      another version: 3.11, 3.12 or 3.13
+#        OTHER_PYTHON=3.12 bash tools/ci/other_python.sh      another version: 3.11, 3.12 or 3.13
 #        OTHER_PYTHON_BIN=/path/to/python3.13 bash ...     an interpreter that is not on PATH or in pyenv
-#        OTHER_TORCH=pinned bash tools/other_python.sh     requirements.txt's PyTorch instead of the oldest
+#        OTHER_TORCH=pinned bash tools/ci/other_python.sh     requirements.txt's PyTorch instead of the oldest
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 version="${OTHER_PYTHON:-3.13}"
 python="${OTHER_PYTHON_BIN:-}"
 if [ -z "$python" ]; then
@@ -43,7 +43,7 @@ if [ -z "$python" ]; then
   done
 fi
 if [ -z "$python" ]; then
-  echo "tools/other_python.sh: Python $version was not found, and this lane needs it (it is never skipped)." >&2
+  echo "tools/ci/other_python.sh: Python $version was not found, and this lane needs it (it is never skipped)." >&2
   echo "Fix: install it (\`pyenv install $version\`, or your system's python$version package), or set" \
        "OTHER_PYTHON_BIN to its path, or OTHER_PYTHON to another of 3.11, 3.12, 3.13 that you have." >&2
   exit 1
@@ -59,7 +59,7 @@ case "${OTHER_TORCH:-oldest}" in
     grep -Ev '^torch(vision)?==' requirements.txt >"$requirements"
     printf 'torch==%s\ntorchvision==%s\n' "$OLDEST_TORCH" "$OLDEST_TORCHVISION" >>"$requirements" ;;
   pinned) venv=".venv-py${version//./}" ;;
-  *) echo "tools/other_python.sh: OTHER_TORCH=${OTHER_TORCH}: use oldest (the default) or pinned" >&2; exit 2 ;;
+  *) echo "tools/ci/other_python.sh: OTHER_TORCH=${OTHER_TORCH}: use oldest (the default) or pinned" >&2; exit 2 ;;
 esac
 PYTHON="$python" VENV="$venv" REQUIREMENTS="$requirements" bash tools/setup.sh
 
@@ -71,7 +71,7 @@ tests() {  # the unit tests, natively, at one thread
 }
 simulated() {  # strict pytest of "$@" on the simulated CPU, each notebook run twice, the second time in emulated TF32
   (
-    source tools/other_cpu.env
+    source tools/ci/other_cpu.env
     # tests/nbval_lanes.py: the second run and the masked library messages; tests/switch_site first on PYTHONPATH so
     # that the processes a notebook starts in its second run (NB_TF32=emulated by then) compute in TF32 too
     export NB_SECOND_RUN=tf32 NB_MASK_LIBRARY_MESSAGES=1 PYTHONPATH="$PWD/tests/switch_site${PYTHONPATH:+:$PYTHONPATH}"

@@ -5,13 +5,13 @@
 # and 10 once more with NB_AMP_DTYPE=float16, the path of GPUs without bfloat16 (Colab's T4); the GPU tests of
 # pytest, none skipped; and the figures benchmarks/RESULTS.md needs, from the executed notebooks.
 #
-#   bash tools/gpu_check.sh wheels               # first, where PyPI can be reached: the Jupyter packages a bare
+#   bash tools/ci/gpu_check.sh wheels               # first, where PyPI can be reached: the Jupyter packages a bare
 #                                                # GPU image lacks, as wheels in .whl/ (git-ignored) for Python
 #                                                # WHEEL_PYTHON (3.12); the GPU machine installs them from there
-#   bash tools/gpu_check.sh OUT                  # on the GPU machine: every part below, in this order
-#   bash tools/gpu_check.sh OUT PART...          # only those parts, in that order; PART:NN,NN runs a part for
+#   bash tools/ci/gpu_check.sh OUT                  # on the GPU machine: every part below, in this order
+#   bash tools/ci/gpu_check.sh OUT PART...          # only those parts, in that order; PART:NN,NN runs a part for
 #                                                # those notebooks only (quick:10 full:10 full:08)
-#   CPU_DRY_RUN=1 bash tools/gpu_check.sh OUT    # the same parts on a CPU, in quick mode only, nothing recorded:
+#   CPU_DRY_RUN=1 bash tools/ci/gpu_check.sh OUT    # the same parts on a CPU, in quick mode only, nothing recorded:
 #                                                # proves the plumbing (NOTEBOOKS="09 10" to run fewer)
 #
 # Parts (the default runs setup, info, tests, quick, fp16, full and figures, in this order: if the budget runs out,
@@ -34,14 +34,14 @@
 #            default run (they do not fit in its budget)
 #
 # A part runs each notebook at most once per mode in one call: after quick:10 full:10 full:08, `full` runs the rest.
-# Issue 41's run (lesson 10 and 08's full mode first, then every lesson T4-like, then the rest of full mode):
-#   BUDGET_S=540 bash tools/gpu_check.sh OUT setup info quick:10 full:10 full:08 t4 tests full figures
+# The order for a GPU run (lesson 10 and 08's full mode first, then every lesson T4-like, then the rest of full mode):
+#   BUDGET_S=540 bash tools/ci/gpu_check.sh OUT setup info quick:10 full:10 full:08 t4 tests full figures
 #
 # OUT receives: summary.log (each part's time and status, as printed), figures.md, timings.json and
 # gpu-check.tar.gz (every log, every executed notebook, the pytest report), refreshed after every part.
 # Exit status: 0 only if every part that ran passed and none was cut short. PYTHON=python3 by default.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 PYTHON=${PYTHON:-python3}
 export PYTHONUNBUFFERED=1
 
@@ -68,7 +68,7 @@ if [ "${1:-}" = wheels ]; then
   exit 0
 fi
 
-out=${1:?usage: tools/gpu_check.sh OUT [PART...]   or   tools/gpu_check.sh wheels}
+out=${1:?usage: tools/ci/gpu_check.sh OUT [PART...]   or   tools/ci/gpu_check.sh wheels}
 shift
 parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(setup info tests quick fp16 full figures)
@@ -90,7 +90,7 @@ for path in notebooks/[0-9][0-9]_*.ipynb; do
   if [ -z "${NOTEBOOKS:-}" ] || [[ " $NOTEBOOKS " == *" ${name:0:2} "* ]]; then notebooks+=("$name"); fi
 done
 
-# Runs notebooks with tools/run_notebooks.py in one Python process, going on after a failing one (its partial copy
+# Runs notebooks with tools/author/run_notebooks.py in one Python process, going on after a failing one (its partial copy
 # is written too), under what is left of the budget. Usage: run_nbs DIR "ENV=1 ..." "ARGS" NAMES...
 cat >"$work/driver.py" <<'EOF'
 import os
@@ -98,7 +98,7 @@ import sys
 import time
 
 sys.path.insert(0, os.getcwd())
-from tools import run_notebooks  # noqa: E402
+from tools.author import run_notebooks  # noqa: E402
 
 DEADLINE = float(os.environ["GPU_CHECK_DEADLINE"])  # the budget's end, in time.time() seconds
 
@@ -224,7 +224,7 @@ print(" ".join(n for n in names if importlib.util.find_spec(n) is None))' 2>&1)
         pack
         exit 2
       elif [ -n "$missing" ]; then
-        say "setup: FAILED: Python modules missing: $missing. Run \`bash tools/gpu_check.sh wheels\` where PyPI can be reached and take .whl/ along."
+        say "setup: FAILED: Python modules missing: $missing. Run \`bash tools/ci/gpu_check.sh wheels\` where PyPI can be reached and take .whl/ along."
         pack
         exit 2
       fi

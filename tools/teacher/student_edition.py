@@ -1,8 +1,8 @@
 """Write the student edition: a self-contained handout with every exercise solution removed, code and outputs.
 
-    .venv/bin/python tools/student_edition.py                # writes student/ (git-ignored)
-    .venv/bin/python tools/student_edition.py --zip          # ... and student.zip beside it, to hand out
-    .venv/bin/python tools/student_edition.py --out DIR      # somewhere else
+    .venv/bin/python tools/teacher/student_edition.py                # writes student/ (git-ignored)
+    .venv/bin/python tools/teacher/student_edition.py --zip          # ... and student.zip beside it, to hand out
+    .venv/bin/python tools/teacher/student_edition.py --out DIR      # somewhere else
 
 The folder holds what the lessons need and nothing that gives the answers away: ``notebooks/`` and ``notebooks/zh/``
 (every lesson in English and Chinese without its solutions: a notebook with a ``## Solutions`` section loses that
@@ -14,7 +14,7 @@ solution"; the Open-in-Colab link removed, since it opens the full edition), ``n
 README for students whose commands set the handout up and open it. The code cells (code, stored outputs, plots)
 are kept as stored. The prose is kept too, but for what would be wrong in a handout: the sentence under
 "Exercises" that points at the solutions now says where to write the answer, and a file of the project that the
-handout does not ship (``benchmarks/RESULTS.md``, ``tools/run_notebooks.py``, ``notebooks/timings.json``, ...)
+handout does not ship (``benchmarks/RESULTS.md``, ``tools/author/run_notebooks.py``, ``notebooks/timings.json``, ...)
 becomes a link to its published copy on GitHub. The notebooks find ``utils.py`` in the folder above them, so the
 handout runs as it is, wherever it is unpacked.
 """
@@ -31,12 +31,12 @@ from pathlib import Path
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-from tools import notebook_template as template  # noqa: E402
+from tools.author import cells, core, editions, header, setup_cell  # noqa: E402
 
-SOLUTION = template.LANGUAGES["en"].solution
-EXERCISE = template.LANGUAGES["en"].exercise
+SOLUTION = editions.LANGUAGES["en"].solution
+EXERCISE = editions.LANGUAGES["en"].exercise
 """An exercise is a markdown cell that starts ``**Exercise N.**`` (Chinese: ``**练习N**``); its solution follows it."""
 
 HANDOUT = [
@@ -51,7 +51,7 @@ HANDOUT = [
 ]
 """What the handout copies from the project besides the notebooks (paths relative to the repository root)."""
 
-PUBLISHED = f"https://github.com/{template.REPO}"
+PUBLISHED = f"https://github.com/{setup_cell.REPO}"
 """Where the project's own copies of files the handout does not ship are published."""
 
 OPEN_COMMAND = "bash tools/setup.sh && .venv/bin/jupyter lab"
@@ -84,12 +84,12 @@ the answer is right and, if not, what is wrong. `exercises.hint("02", 1)` prints
 def is_solution(cell: nbformat.NotebookNode, lang: str = "en") -> bool:
     """True for an exercise's solution cell (a code cell whose first line is ``# @title Solution``, or
     ``# @title 参考答案``)."""
-    return template.is_solution_cell(cell, lang)
+    return cells.is_solution_cell(cell, lang)
 
 
 def placeholder(number: int, lang: str = "en") -> str:
     """Return the source of the empty cell that replaces the solution of exercise ``number``."""
-    return template.LANGUAGES[lang].placeholder.format(number=number) + "\n"
+    return editions.LANGUAGES[lang].placeholder.format(number=number) + "\n"
 
 
 ANSWER_HERE = {
@@ -207,9 +207,9 @@ def student_version(nb: nbformat.NotebookNode, name: str, lang: str = "en") -> n
     dropped (the answer cells and their checks stay), or in the old structure every solution replaced by an empty
     cell; the sentence under "Exercises" that points at the solutions is rewritten (``handout_exercises_intro``), and
     each exercise loses its clauses about the solution (``handout_exercise_text``)."""
-    labels = template.LANGUAGES[lang]
+    labels = editions.LANGUAGES[lang]
     student = nbformat.from_dict(nb)
-    solutions = template.heading_index(student, labels.solutions)
+    solutions = core.heading_index(student, labels.solutions)
     if solutions is not None:  # tests/hygiene.py check_exercises: the last section, and only solutions and checks
         del student.cells[solutions:]
     for index, cell in enumerate(student.cells):
@@ -225,7 +225,7 @@ def student_version(nb: nbformat.NotebookNode, name: str, lang: str = "en") -> n
         elif cell.cell_type == "markdown" and labels.exercise.match(cell.source):
             cell.source = handout_exercise_text(cell.source, lang)
     title = student.cells[0]
-    link = re.escape(template.colab_link(name, lang))
+    link = re.escape(header.colab_link(name, lang))
     title.source = re.sub(r"\n*" + link + r"\n*", "\n\n", title.source).strip() + "\n"
     return student
 
@@ -261,19 +261,19 @@ def write_edition(out: Path) -> list[Path]:
         else:
             shutil.copy2(source, target)
     (out / "README.md").write_text(STUDENT_README, encoding="utf-8")
-    editions = {}
-    for lang, labels in template.LANGUAGES.items():
+    written = {}
+    for lang, labels in editions.LANGUAGES.items():
         folder = out / labels.folder.relative_to(ROOT)
         folder.mkdir(parents=True, exist_ok=True)
         for path in sorted(labels.folder.glob("[0-9][0-9]_*.ipynb")):
-            editions[path] = (student_version(nbformat.read(path, as_version=4), path.name, lang), folder / path.name)
-            editions[path][1].touch()  # shipped: links between the lessons stay links between the handout's files
-    for path, (student, target) in editions.items():
+            written[path] = (student_version(nbformat.read(path, as_version=4), path.name, lang), folder / path.name)
+            written[path][1].touch()  # shipped: links between the lessons stay links between the handout's files
+    for path, (student, target) in written.items():
         for cell in student.cells:
             if cell.cell_type == "markdown":
                 cell.source = link_what_does_not_ship(cell.source, path.parent, out)
         nbformat.write(student, target)
-    return [target for _, target in editions.values()]
+    return [target for _, target in written.values()]
 
 
 def main(argv: list[str] | None = None) -> None:

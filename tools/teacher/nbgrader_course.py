@@ -1,7 +1,7 @@
 """Write an nbgrader course from the lessons: one assignment per notebook, graded with the exercises' own checks.
 
-    .venv/bin/python tools/nbgrader_course.py                    # writes nbgrader_course/ (git-ignored), English
-    .venv/bin/python tools/nbgrader_course.py --lang zh 02 03    # the Chinese edition of lessons 02 and 03
+    .venv/bin/python tools/teacher/nbgrader_course.py                  # writes nbgrader_course/ (git-ignored), English
+    .venv/bin/python tools/teacher/nbgrader_course.py --lang zh 02 03  # the Chinese edition of lessons 02 and 03
     cd nbgrader_course && ../.venv/bin/nbgrader generate_assignment 02_placement_checks
 
 The course folder holds ``nbgrader_config.py`` and ``source/NN_topic/``: the lesson's notebook, and beside it what
@@ -39,10 +39,10 @@ from pathlib import Path
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from lessons import exercises  # noqa: E402
-from tools import notebook_template as template  # noqa: E402
+from tools.author import core, editions  # noqa: E402
 
 COURSE_ID = "pytorch-gpu-notebooks"
 CODE_STUB = {"en": 'raise NotImplementedError("your code here")', "zh": 'raise NotImplementedError("在这里写你的代码")'}
@@ -52,7 +52,7 @@ BESIDE = ["utils.py", "lessons", "notebooks/assets", "data/README.md"]
 """What each assignment folder holds besides its notebook (paths relative to the repository root)."""
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
-MARK = "This folder was written by tools/nbgrader_course.py"
+MARK = "This folder was written by tools/teacher/nbgrader_course.py"
 
 CONFIG = '''# {mark}; nbgrader reads this file from the folder it runs in.
 c = get_config()  # noqa: F821 (nbgrader defines it)
@@ -83,8 +83,8 @@ def _numbered(label: str, line: str) -> int | None:
 
 def exercise_parts(nb: nbformat.NotebookNode, lang: str) -> list[Parts]:
     """Return each exercise's cells (see ``Parts``); ValueError if ``nb`` lacks the ``## Solutions`` structure."""
-    labels = template.LANGUAGES[lang]
-    heading = template.heading_index(nb, labels.solutions)
+    labels = editions.LANGUAGES[lang]
+    heading = core.heading_index(nb, labels.solutions)
     if heading is None:
         raise ValueError(f"no {labels.solutions!r} section: the notebook's exercises have no checks yet")
     answers: dict[int, int] = {}
@@ -169,9 +169,9 @@ def _meta(grade_id: str, *, solution: bool, grade: bool, points: int = 0) -> dic
 
 def assignment(nb: nbformat.NotebookNode, lesson: str, lang: str = "en") -> nbformat.NotebookNode:
     """Return the nbgrader source notebook of lesson notebook ``nb`` (see the module docstring)."""
-    labels = template.LANGUAGES[lang]
+    labels = editions.LANGUAGES[lang]
     parts = {p.number: p for p in exercise_parts(nb, lang)}
-    heading = template.heading_index(nb, labels.solutions)
+    heading = core.heading_index(nb, labels.solutions)
     cells: list[nbformat.NotebookNode] = []
     by_index = {p.answer: p for p in parts.values()}
     checks = {p.check for p in parts.values()}
@@ -230,7 +230,7 @@ def _comments(code: str) -> str:
 
 def lesson_paths(lessons: list[str] | None = None, lang: str = "en") -> list[Path]:
     """Return the notebooks of edition ``lang`` for the two-digit ``lessons`` (every lesson if none are given)."""
-    folder = template.LANGUAGES[lang].folder
+    folder = editions.LANGUAGES[lang].folder
     paths = sorted(folder.glob("[0-9][0-9]_*.ipynb"))
     if lessons:
         paths = [p for p in paths if p.name[:2] in lessons]
@@ -272,7 +272,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("lessons", nargs="*", help="two-digit lesson numbers (default: every lesson)")
     parser.add_argument("--out", type=Path, default=ROOT / "nbgrader_course", help="course folder to write")
-    parser.add_argument("--lang", choices=sorted(template.LANGUAGES), default="en", help="edition (default: en)")
+    parser.add_argument("--lang", choices=sorted(editions.LANGUAGES), default="en", help="edition (default: en)")
     args = parser.parse_args(argv)
     config = args.out / "nbgrader_config.py"
     if args.out.exists() and any(args.out.iterdir()):  # replace an earlier course's source, never anything else
