@@ -231,8 +231,8 @@ def test_a_folder_in_the_way_is_named(tmp_path: Path, refused_url: str) -> None:
     (tmp_path / FOLDER / ".git").mkdir(parents=True)  # a clone that an older setup cell left half-done
     last = error_line(run_setup_cell(tmp_path, **git_redirect(refused_url)))
     assert last == (
-        f"RuntimeError: {tmp_path / FOLDER} is there but holds no utils.py: delete or rename it, then run this cell "
-        "again."
+        f"RuntimeError: {tmp_path / FOLDER} is there but is not the project (no utils.py and lessons/): delete or "
+        "rename it, then run this cell again."
     )
     assert leftovers(tmp_path) == [FOLDER]
 
@@ -241,6 +241,8 @@ def test_githubs_zip_beside_the_notebook_is_found(tmp_path: Path, refused_url: s
     unpacked = tmp_path / ZIP_FOLDER
     unpacked.mkdir()
     (unpacked / "utils.py").write_text((ROOT / "utils.py").read_text(encoding="utf-8"), encoding="utf-8")
+    (unpacked / "lessons").mkdir()
+    (unpacked / "lessons" / "__init__.py").write_text("")
     code = setup_cell.SETUP_CELL + "\nprint(utils.ROOT.name)"
     done = run_setup_cell(tmp_path, code=code, **git_redirect(refused_url))
     assert done.stdout == f"{ZIP_FOLDER}\n", done.stderr  # found beside the notebook, nothing downloaded
@@ -251,10 +253,11 @@ def test_githubs_zip_beside_the_notebook_is_found(tmp_path: Path, refused_url: s
 
 def small_project(folder: Path) -> Path:
     """Make ``folder`` a git repository holding a stand-in for the project (the ``utils`` the setup cell calls)."""
-    folder.mkdir()
+    (folder / "lessons").mkdir(parents=True)
+    (folder / "lessons" / "__init__.py").write_text("")
     (folder / "utils.py").write_text("def set_language(lang):\n    print(lang)\n\n\ndef check_runtime():\n    pass\n")
     who = ["-c", "user.name=teacher", "-c", "user.email=teacher@school.example"]
-    for command in (["init", "-q"], ["add", "utils.py"], [*who, "commit", "-q", "-m", "the project"]):
+    for command in (["init", "-q"], ["add", "."], [*who, "commit", "-q", "-m", "the project"]):
         subprocess.run(["git", *command], cwd=folder, check=True, capture_output=True)
     return folder
 
@@ -265,7 +268,8 @@ def test_a_class_behind_a_slow_github_clones_the_project_from_its_mirror(tmp_pat
     classroom.mkdir()
     github_refused = git_redirect(refused_url)  # GitHub out of reach: only the mirror can give the project
     done = run_setup_cell(classroom, "zh", **{setup_cell.REPO_URL_ENV: mirror}, **github_refused)
-    assert done.returncode == 0 and done.stdout == "zh\n", done.stderr
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"已从{mirror}下载项目，放在{classroom / FOLDER}。\nzh\n"  # where it came from, where it is
     assert (classroom / FOLDER / "utils.py").is_file() and leftovers(classroom) == [FOLDER]
 
 
@@ -286,3 +290,15 @@ def test_a_mirror_that_fails_is_named_and_the_variable_is_in_the_advice(tmp_path
         assert chinese.startswith(f"RuntimeError: 无法下载{mirror}（fatal: unable to access ")
         assert "可以改从镜像（Gitee上的副本、学校的服务器）下载：%env NB_REPO_URL=镜像的地址。其他解决办法：" in chinese
     assert leftovers(tmp_path) == []
+
+
+def test_a_students_own_utils_py_higher_up_is_passed_over(tmp_path: Path, refused_url: str) -> None:
+    home = tmp_path / "home"  # a home folder, or a JupyterHub home, with a utils.py of the student's own
+    (home / "course").mkdir(parents=True)
+    (home / "utils.py").write_text("raise SystemExit('the wrong utils.py was imported')\n")
+    mirror = small_project(tmp_path / "school-server").as_uri()
+    done = run_setup_cell(home / "course", **{setup_cell.REPO_URL_ENV: mirror}, **git_redirect(refused_url))
+    assert done.returncode == 0, done.stderr  # the stray utils.py is not the project: the project is downloaded
+    assert done.stdout == f"Downloaded the project from {mirror} into {home / 'course' / FOLDER}.\nen\n"
+    again = run_setup_cell(home / "course", **git_redirect(refused_url))
+    assert again.returncode == 0 and again.stdout == "en\n", again.stderr  # found beside the notebook this time

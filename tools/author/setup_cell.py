@@ -34,9 +34,16 @@ SAY = {  <<say>>
     "Colab": <<Colab>>,
     "Kaggle": <<Kaggle>>,
     "here": <<here>>,
+    "done": <<done>>,
 }
+
+
+def is_project(folder):  <<is project>>
+    return (folder / "utils.py").is_file() and (folder / "lessons" / "__init__.py").is_file()
+
+
 here = Path.cwd()
-found = [p for p in (here, *here.parents, *(here / f for f in FOLDERS)) if (p / "utils.py").is_file()]
+found = [p for p in (here, *here.parents, *(here / f for f in FOLDERS)) if is_project(p)]
 ROOT = found[0] if found else here / FOLDERS[0]
 if not found and ROOT.exists():
     raise RuntimeError(SAY["taken"].format(ROOT))
@@ -61,6 +68,7 @@ if not found:  <<download>>
         front = "Kaggle" if "KAGGLE_KERNEL_RUN_TYPE" in os.environ else front
         raise RuntimeError(SAY["failed"].format(REPO_URL, why, SAY[front].format(*FOLDERS, here)))
     os.rename(partial, ROOT)
+    print(SAY["done"].format(REPO_URL, ROOT))
 sys.path.insert(0, str(ROOT))
 import utils
 
@@ -73,7 +81,10 @@ SETUP_WORDS: dict[str, dict[str, str]] = {
         "folders": "# a clone, or GitHub's zip unpacked",
         "say": "# what this cell says when it can neither find nor download the project",
         "mirror": "# the project's address: GitHub, or a mirror's where NB_REPO_URL is set (Gitee, a school's server)",
-        "taken": '"{} is there but holds no utils.py: delete or rename it, then run this cell again."',
+        "taken": '"{} is there but is not the project (no utils.py and lessons/): "\n'
+        '    "delete or rename it, then run this cell again."',
+        "done": '"Downloaded the project from {} into {}."',
+        "is project": "# the project's own files, not any utils.py (a student may have one higher up)",
         "failed": '"Could not download {} ({}). "\n    "Fix: {}; then run this cell again."',
         "late": '"no answer within {:g} s"',
         "Colab": '"check the network, or upload the project\'s zip from GitHub with the Files pane and '
@@ -92,7 +103,10 @@ SETUP_WORDS: dict[str, dict[str, str]] = {
         "folders": "# git clone得到的，或GitHub的zip压缩包解压后的",
         "say": "# 既找不到也下载不了项目时，这个单元格给出的提示",
         "mirror": "# 项目的地址：GitHub；设置了NB_REPO_URL时是镜像的地址（Gitee上的副本、学校的服务器）",
-        "taken": '"{}已经存在，但里面没有utils.py：删除它或给它改名，然后重新运行这个单元格。"',
+        "taken": '"{}已经存在，但它不是本项目（没有utils.py和lessons/）："\n'
+        '    "删除它或给它改名，然后重新运行这个单元格。"',
+        "done": '"已从{}下载项目，放在{}。"',
+        "is project": "# 认准项目自己的文件，而不是随便哪个utils.py（上层文件夹里可能有学生自己的）",
         "failed": '"无法下载{}（{}）。可以改从镜像（Gitee上的副本、学校的服务器）下载："\n'
         '    "%env NB_REPO_URL=镜像的地址。其他解决办法：{}；然后重新运行这个单元格。"',
         "late": '"{:g}秒内没有应答"',
