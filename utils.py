@@ -152,8 +152,72 @@ def hosted_service() -> str | None:
     return "Kaggle" if "KAGGLE_KERNEL_RUN_TYPE" in os.environ else None
 
 
+OLDEST_TORCH = (2, 8)
+"""The oldest PyTorch the lessons support (CI's other-end lane runs them on 2.8)."""
+
+OLDER_CUDA_BUILD = "pip install torch torchvision --index-url https://download.pytorch.org/whl/cu126"
+"""Installs PyTorch's own build for an older CUDA: for an older NVIDIA driver or an older GPU."""
+
+
+def torch_version(version: str | None = None) -> tuple[int, int]:
+    """Return PyTorch's (major, minor) version, from ``torch.__version__`` unless ``version`` is given."""
+    major, minor = re.findall(r"\d+", version or torch.__version__)[:2]
+    return int(major), int(minor)
+
+
+def cuda_problem() -> str | None:
+    """Return why this PyTorch cannot use the machine's NVIDIA GPU, in the edition's language, or None.
+
+    Two cases: NVML counts a GPU but the CUDA runtime finds none (the driver is older than this build's CUDA needs),
+    or the GPU's compute capability is below every one this build has kernels for (``torch.cuda.get_arch_list()``).
+    """
+    if not torch.backends.cuda.is_built():
+        return None
+    if not torch.cuda.is_available():
+        if torch.cuda.device_count() == 0:  # NVML sees no GPU either: there is none
+            return None
+        return localized(
+            f"This machine has an NVIDIA GPU, but its driver is too old for this PyTorch (built for CUDA "
+            f"{torch.version.cuda}), so the lessons run on the CPU. Fix: update the NVIDIA driver, or install a "
+            f"build for an older CUDA ({OLDER_CUDA_BUILD}), then restart the kernel.",
+            f"这台机器有NVIDIA GPU，但它的驱动程序对这个PyTorch（为CUDA {torch.version.cuda}构建）来说太旧了，"
+            f"所以课程在CPU上运行。解决办法：更新NVIDIA驱动程序，或者安装为较旧CUDA构建的版本"
+            f"（{OLDER_CUDA_BUILD}），然后重启内核。",
+        )
+    built = [tuple(divmod(int(a[3:].rstrip("af")), 10)) for a in torch.cuda.get_arch_list() if a.startswith("sm_")]
+    capability = torch.cuda.get_device_capability(0)
+    if built and capability < min(built):
+        name, has = torch.cuda.get_device_name(0), "{}.{}".format(*capability)
+        oldest = "{}.{}".format(*min(built))
+        return localized(
+            f"This PyTorch has no kernels for the GPU {name} (compute capability {has}; it needs {oldest} or "
+            f"newer), so every computation on it will fail. Fix: install a build for older GPUs "
+            f"({OLDER_CUDA_BUILD}), then restart the kernel.",
+            f"这个PyTorch没有适用于GPU {name}的内核（计算能力{has}，至少需要{oldest}），在它上面的每次计算都会出错。"
+            f"解决办法：安装支持较旧GPU的版本（{OLDER_CUDA_BUILD}），然后重启内核。",
+        )
+    return None
+
+
 def check_runtime() -> None:
-    """On Colab or Kaggle without a GPU, print how to switch one on (the notebook goes on on the CPU)."""
+    """Say at the start what a lesson cannot do here, in one message that names the fix; every setup cell calls it.
+
+    PyTorch older than ``OLDEST_TORCH``: raise RuntimeError (the lesson stops at once). A GPU this build cannot use
+    (``cuda_problem``): say why and how to fix it. On Colab or Kaggle without a GPU: how to switch one on.
+    """
+    if torch_version() < OLDEST_TORCH:
+        oldest = "{}.{}".format(*OLDEST_TORCH)
+        raise RuntimeError(
+            localized(
+                f"PyTorch {torch.__version__} is older than {oldest}, the oldest these lessons support. Fix: "
+                f'pip install -U "torch>={oldest}" torchvision, then restart the kernel.',
+                f"PyTorch {torch.__version__}比课程支持的最旧版本{oldest}还旧。解决办法："
+                f'pip install -U "torch>={oldest}" torchvision，然后重启内核。',
+            )
+        )
+    if problem := cuda_problem():
+        print(problem)
+        return
     how = {
         "Colab": localized("Runtime -> Change runtime type -> GPU", "代码执行程序 -> 更改运行时类型 -> GPU"),
         "Kaggle": "Settings -> Accelerator -> GPU",

@@ -264,6 +264,55 @@ def test_check_runtime_says_how_to_get_a_gpu_on_colab(
     assert capsys.readouterr().out == ""
 
 
+def test_check_runtime_stops_on_a_pytorch_older_than_the_lessons_support(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(torch, "__version__", "2.5.1+cu124")  # an online platform's preinstalled image
+    fixes = {"en": 'Fix: pip install -U "torch>=2.8" torchvision', "zh": '解决办法：pip install -U "torch>=2.8"'}
+    for lang, fix in fixes.items():
+        utils.set_language(lang)
+        try:
+            with pytest.raises(RuntimeError, match="2.5.1") as raised:
+                utils.check_runtime()
+        finally:
+            utils.set_language("en")
+        assert fix in str(raised.value) and "2.8" in str(raised.value)
+    monkeypatch.setattr(torch, "__version__", "2.8.0")
+    assert utils.torch_version() == (2, 8)
+    utils.check_runtime()  # the oldest supported: no error
+
+
+def test_check_runtime_names_a_driver_too_old_for_this_cuda_build(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    # NVML counts the GPU; the CUDA runtime, refused by the old driver, finds none (torch's C layer and NVML faked)
+    monkeypatch.setattr(torch._C, "_cuda_getDeviceCount", lambda: 0, raising=False)
+    monkeypatch.setattr(torch.cuda, "_device_count_nvml", lambda: 1)
+    monkeypatch.setattr(torch.cuda, "_cached_device_count", None)
+    assert torch.cuda.device_count() == 1 and not torch.cuda.is_available()
+    utils.check_runtime()
+    said = capsys.readouterr().out
+    assert "driver is too old" in said and utils.OLDER_CUDA_BUILD in said and said.count("\n") == 1
+    assert utils.get_device() == torch.device("cpu")  # the lesson goes on, on the CPU
+
+
+def test_check_runtime_names_a_gpu_older_than_this_build_has_kernels_for(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    FakeGpu(monkeypatch, name="NVIDIA GeForce GTX 1080", capability=(6, 1))  # Pascal: a student's older GeForce
+    monkeypatch.setattr(torch._C, "_cuda_getArchFlags", lambda: "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120", raising=False)
+    utils.check_runtime()
+    said = capsys.readouterr().out
+    assert "GTX 1080" in said and "6.1" in said and "7.5" in said and utils.OLDER_CUDA_BUILD in said
+    utils.set_language("zh")
+    try:
+        assert "计算能力6.1" in utils.cuda_problem()
+    finally:
+        utils.set_language("en")
+    FakeGpu(monkeypatch, capability=(7, 5))  # a T4: this build has its kernels
+    assert utils.cuda_problem() is None
+    utils.check_runtime()
+    assert capsys.readouterr().out == ""
+
+
 def test_import_d2l_returns_the_module_when_installed() -> None:
     assert utils.import_d2l().__name__ == "d2l.torch"
 
