@@ -1,5 +1,5 @@
 """The website's sources (tools/teacher/build_site.py), without Sphinx: links that work on the site, the lesson table.
-The built site itself is tested in a real browser by tools/ci/check_site.py (CI: the README's site-test command)."""
+The built site itself is tested in a real browser by tools/ci/check_site.py (CONTRIBUTING.md's site-test command)."""
 
 from __future__ import annotations
 

@@ -281,7 +281,10 @@ def test_readme_lists_notebook_with_colab_badge(path: Path, lang: str) -> None:
     assert header.badge(path.name, lang) in readme, f"{name} lacks the Colab badge of {folder}/{path.name}"
 
 
-PAGES = ["README.md", "README.zh.md", "docs/TEACHING.md", "docs/TEACHING.zh.md", "data/README.md", "data/README.zh.md"]
+PAGES = [
+    "README.md", "README.zh.md", "CONTRIBUTING.md", "docs/TEACHING.md", "docs/TEACHING.zh.md", "data/README.md",
+    "data/README.zh.md",
+]
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 
 
