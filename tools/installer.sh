@@ -10,9 +10,10 @@
 # uv. What uv cannot take over (a keyring provider other than "subprocess" or "disabled") makes `install` use pip.
 # tests/test_installer.py proves it with a local index that is the only one reachable.
 install() {
-  local venv=$1 line use_pip=""
+  local venv=$1 line use_pip="" quiet=-q
   local handed=() environment=()
   shift
+  [ -t 2 ] && quiet=""  # in a terminal, uv and pip show their progress bars
   if [ -x "$venv/bin/uv" ] || "$venv/bin/python" -m pip install -q uv >/dev/null 2>&1; then
     if [ "${_PIP_SETTINGS_VENV:-}" != "$venv" ]; then  # once per environment: pip takes a second to start
       _PIP_SETTINGS=$(pip_settings_for_uv "$venv") || return 1
@@ -27,12 +28,12 @@ install() {
       esac
     done <<<"$_PIP_SETTINGS"
     if [ -z "$use_pip" ]; then
-      env ${environment[@]+"${environment[@]}"} "$venv/bin/uv" pip install -q --python "$venv/bin/python" \
+      env ${environment[@]+"${environment[@]}"} "$venv/bin/uv" pip install $quiet --python "$venv/bin/python" \
         ${handed[@]+"${handed[@]}"} "$@"
       return
     fi
   fi
-  "$venv/bin/python" -m pip install -q "$@"
+  "$venv/bin/python" -m pip install $quiet "$@"
 }
 
 # `pip_settings_for_uv VENV` prints, one a line, what makes uv use the package index pip in VENV would use: uv
