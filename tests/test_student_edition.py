@@ -197,6 +197,38 @@ def test_handout_holds_what_the_lessons_need(edition: Path) -> None:
     assert "Python 3.11-3.13" in readme and "--allow-root" in readme and "solution" not in readme
 
 
+def github_anchor(heading: str) -> str:
+    """The anchor GitHub and JupyterLab give a heading: lower case, spaces as hyphens, punctuation dropped."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_every_relative_link_of_the_handout_resolves_inside_it(edition: Path) -> None:
+    """A notebook's header links the README's "Start here" (the Chinese one README.zh.md's 从这里开始): the handout
+    has both READMEs, in both languages, with those headings; every other relative link lands on a shipped file."""
+    readmes = {"README.md": "Start here", "README.zh.md": "从这里开始"}
+    for name, heading in readmes.items():
+        text = (edition / name).read_text(encoding="utf-8")
+        assert f"## {heading}" in text and "pypi.tuna.tsinghua.edu.cn" in text and "conda" in text
+        assert "PowerShell" in text and ".venv\\Scripts\\python" in text and "NB_QUICK=1" in text
+    broken = []
+    for notebook in sorted((edition / "notebooks").rglob("[0-9][0-9]_*.ipynb")):
+        for cell in nbformat.read(notebook, as_version=4).cells:
+            if cell.cell_type != "markdown":
+                continue
+            for target in re.findall(r"\]\(([^)\s]+)\)", cell.source):
+                if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                    continue
+                path, _, anchor = target.partition("#")
+                found = (notebook.parent / path).resolve()
+                if not found.exists() or not found.is_relative_to(edition.resolve()):
+                    broken.append(f"{notebook.name}: {target}")
+                elif anchor and found.suffix == ".md":
+                    headings = re.findall(r"^#+ (.+)$", found.read_text(encoding="utf-8"), re.M)
+                    if anchor not in {github_anchor(h) for h in headings}:
+                        broken.append(f"{notebook.name}: {target} (no such heading)")
+    assert broken == []
+
+
 def test_handout_requirements_leave_out_nbgrader(edition: Path) -> None:
     """nbgrader is for the teacher: its JupyterLab extension stays out of the students' JupyterLab; every other
     pin is kept as it is."""

@@ -57,28 +57,25 @@ PUBLISHED = f"https://github.com/{setup_cell.REPO}"
 OPEN_COMMAND = "bash tools/setup.sh && .venv/bin/jupyter lab"
 """The handout README's command that sets the handout up and opens it (tests/test_student_edition.py runs it)."""
 
-STUDENT_README = f"""# PyTorch on GPUs: the lessons (student edition)
+MIRROR = "https://pypi.tuna.tsinghua.edu.cn/simple"
+"""A PyPI mirror in mainland China (Tsinghua University's), for the handout READMEs' mirror line."""
+CUDA_WHEELS = "https://download.pytorch.org/whl/cu126"
+"""PyTorch's own wheel index for a CUDA build, for Windows, where PyPI's torch has no CUDA."""
 
-Open the notebooks in `notebooks/` in order (the Chinese edition, 中文版, is in `notebooks/zh/`). Under each
-exercise, replace the stub in its answer cell with your answer, run it, and run the check below it: it says whether
-the answer is right and, if not, what is wrong. `exercises.hint("02", 1)` prints a hint for exercise 1 of lesson 02.
+HANDOUT_README = {lang: Path(__file__).with_name("handout") / name for lang, name in (("en", "README.md"),
+                                                                                     ("zh", "README.zh.md"))}
+"""The handout's own READMEs, one per edition: the commands that set it up, with ``{open_command}`` and the other
+fields of ``readme`` filled in."""
 
-- **JupyterLab on your computer** (Linux or macOS, Python 3.11-3.13). In this folder, run
 
-  ```bash
-  {OPEN_COMMAND}
-  ```
+def readme(lang: str = "en") -> str:
+    """Return the handout's README of edition ``lang``."""
+    template = HANDOUT_README[lang].read_text(encoding="utf-8")
+    return template.format(open_command=OPEN_COMMAND, mirror=MIRROR, cuda_wheels=CUDA_WHEELS, published=PUBLISHED)
 
-  The first run installs PyTorch and the other packages into `.venv/` (about 5 GB, a few minutes); later runs
-  check them in seconds and open JupyterLab in your browser.
-- **Colab**: in Colab, *File -> Upload notebook* and pick a notebook from `notebooks/` (or `notebooks/zh/`), then
-  *Runtime -> Change runtime type -> GPU*. Its first cell downloads the lessons' code (`utils.py`, `lessons/`)
-  from {PUBLISHED}, so Colab needs internet.
-- **No internet in the classroom?** Set quick mode before starting Jupyter: `NB_QUICK=1 .venv/bin/jupyter lab`.
-  The lessons then use small generated data sets; see `data/README.md` for copying the real ones in by hand.
-- **`jupyter lab` says "Running as root is not recommended. Use --allow-root to bypass."** (as root, in a
-  container or on some lab machines): start it with `.venv/bin/jupyter lab --allow-root`.
-"""
+
+STUDENT_README = readme("en")
+"""The handout's README.md (tests/test_student_edition.py runs its first command)."""
 
 
 def is_solution(cell: nbformat.NotebookNode, lang: str = "en") -> bool:
@@ -261,6 +258,7 @@ def write_edition(out: Path) -> list[Path]:
         else:
             shutil.copy2(source, target)
     (out / "README.md").write_text(STUDENT_README, encoding="utf-8")
+    (out / "README.zh.md").write_text(readme("zh"), encoding="utf-8")
     written = {}
     for lang, labels in editions.LANGUAGES.items():
         folder = out / labels.folder.relative_to(ROOT)
