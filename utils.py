@@ -205,11 +205,12 @@ def import_d2l() -> Any:
 
 # ---- Devices ---------------------------------------------------------------------------------------------------------
 def get_device() -> torch.device:
-    """Return the best usable device: the available accelerator (CUDA, MPS, ...) or else the CPU."""
+    """Return the available accelerator (CUDA, MPS, ...), or else the CPU."""
     accelerator = getattr(torch, "accelerator", None)  # PyTorch >= 2.6
     if accelerator is not None:
-        # ask is_available() first: a CUDA build names "cuda" as its accelerator even on a machine with no GPU
-        return accelerator.current_accelerator() if accelerator.is_available() else torch.device("cpu")
+        # a CUDA build names "cuda" its accelerator even on a machine with no GPU
+        return (accelerator.current_accelerator() if accelerator.is_available()
+                else torch.device("cpu"))
     if torch.cuda.is_available():  # older PyTorch without torch.accelerator
         return torch.device("cuda")
     if torch.backends.mps.is_available():
