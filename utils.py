@@ -269,11 +269,12 @@ def import_d2l() -> Any:
 
 # ---- Devices ---------------------------------------------------------------------------------------------------------
 def get_device() -> torch.device:
-    """Return the best usable device: the available accelerator (CUDA, MPS, ...) or else the CPU."""
+    """Return the available accelerator (CUDA, MPS, ...), or else the CPU."""
     accelerator = getattr(torch, "accelerator", None)  # PyTorch >= 2.6
     if accelerator is not None:
-        # ask is_available() first: a CUDA build names "cuda" as its accelerator even on a machine with no GPU
-        return accelerator.current_accelerator() if accelerator.is_available() else torch.device("cpu")
+        # a CUDA build names "cuda" its accelerator even on a machine with no GPU
+        return (accelerator.current_accelerator() if accelerator.is_available()
+                else torch.device("cpu"))
     if torch.cuda.is_available():  # older PyTorch without torch.accelerator
         return torch.device("cuda")
     if torch.backends.mps.is_available():
@@ -408,19 +409,24 @@ def time_it(
 
 # ---- Checkpoints (written out in full in notebook 05) and the training loop (notebook 06) ----------------------------
 def atomic_save(obj: Any, path: str | os.PathLike[str]) -> Path:
-    """``torch.save`` to a temporary file of its own beside ``path``, then rename it over ``path``; return ``path``.
+    """``torch.save`` to a temporary file of its own beside ``path``, then rename it
+    over ``path``; return ``path``.
 
-    Readers see the old file or the whole new one, even while other processes save to ``path`` too (the last rename
-    wins). A writer killed mid-save leaves its ``<name>.<32 hex digits>.tmp`` in plain sight: delete it by hand.
+    Readers see the old file or the whole new one, even while other processes save to
+    ``path`` too (the last rename wins). A writer killed mid-save leaves its
+    ``<name>.<32 hex digits>.tmp`` in plain sight: delete it by hand.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{path.name}.{os.urandom(16).hex()}.tmp")  # unique: writers never share a temporary file
+    # unique: writers never share a temporary file
+    tmp = path.with_name(f"{path.name}.{os.urandom(16).hex()}.tmp")
     try:
         torch.save(obj, tmp)
-        os.replace(tmp, path)  # atomic: the old file until this line, the complete new one after it
+        # atomic: the old file until this line, the complete new one after it
+        os.replace(tmp, path)
     finally:
-        tmp.unlink(missing_ok=True)  # after a failure, leave no half-written temporary file behind
+        # after a failure, leave no half-written temporary file behind
+        tmp.unlink(missing_ok=True)
     return path
 
 
