@@ -381,9 +381,11 @@ def describe_placement(obj: Any) -> str:
 
 # ---- Timing ----------------------------------------------------------------------------------------------------------
 def time_runs(
-    fn: Callable[[], Any], device: torch.device | str = "cpu", warmup: int = 2, repeat: int = 5
+    fn: Callable[[], Any], device: torch.device | str = "cpu", warmup: int = 2,
+    repeat: int = 5
 ) -> list[float]:
-    """Return the seconds each of `repeat` calls of fn() took, after `warmup` untimed calls (synchronised)."""
+    """Return the seconds each of `repeat` calls of fn() took, after `warmup` untimed
+    calls (synchronised)."""
     for _ in range(warmup):
         fn()
     synchronize(device)
@@ -397,12 +399,15 @@ def time_runs(
 
 
 def time_it(
-    fn: Callable[[], Any], device: torch.device | str = "cpu", warmup: int = 2, repeat: int = 5
+    fn: Callable[[], Any], device: torch.device | str = "cpu", warmup: int = 2,
+    repeat: int = 5
 ) -> float:
-    """Return the median wall time of ``fn()`` in seconds, after ``warmup`` calls (``time_runs``, notebook 09).
+    """Return the median wall time of ``fn()`` in seconds, after ``warmup`` calls
+    (``time_runs``, notebook 09).
 
-    GPUs run work asynchronously, so the clock is read only after ``synchronize(device)``:
-    without that you time how fast work is queued, not how fast it runs.
+    GPUs run work asynchronously, so the clock is read only after
+    ``synchronize(device)``: without that you time how fast work is queued, not how
+    fast it runs.
     """
     return statistics.median(time_runs(fn, device, warmup, repeat))
 

@@ -63,13 +63,17 @@ def cnn() -> nn.Sequential:
     )
 
 
-def clip_gradients_before_step(optimizer: torch.optim.Optimizer, max_norm: float) -> RemovableHandle:
-    """Make every ``optimizer.step()`` first scale all its gradients down to a total norm of at most ``max_norm``.
+def clip_gradients_before_step(
+    optimizer: torch.optim.Optimizer, max_norm: float
+) -> RemovableHandle:
+    """Make every ``optimizer.step()`` first scale all its gradients down to a total
+    norm of at most ``max_norm``.
 
-    The same as ``nn.utils.clip_grad_norm_(parameters, max_norm)`` between ``backward()`` and ``step()``, without a
-    change to the training loop (notebook 06's, ``utils.train_epoch``); it never waits for the GPU. The hook is not
-    part of ``optimizer.state_dict()``: register it again on a reloaded optimizer. ``.remove()`` on the returned
-    handle undoes it.
+    The same as ``nn.utils.clip_grad_norm_(parameters, max_norm)`` between
+    ``backward()`` and ``step()``, without a change to the training loop (notebook
+    06's, ``utils.train_epoch``); it never waits for the GPU. The hook is not part of
+    ``optimizer.state_dict()``: register it again on a reloaded optimizer.
+    ``.remove()`` on the returned handle undoes it.
     """
 
     def clip(optimizer: torch.optim.Optimizer, args: Any, kwargs: Any) -> None:

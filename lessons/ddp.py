@@ -31,10 +31,12 @@ from utils import atomic_save
 
 
 def toy_data(n: int = 512, seed: int = 0) -> torch.utils.data.TensorDataset:
-    """Return a fixed classification set: n points in 20 dimensions, the class set by the sum of the first 10."""
+    """Return a fixed classification set: n points in 20 dimensions, the class set by
+    the sum of the first 10."""
     generator = torch.Generator().manual_seed(seed)
     features = torch.randn(n, 20, generator=generator)
-    return torch.utils.data.TensorDataset(features, (features[:, :10].sum(dim=1) > 0).long())
+    return torch.utils.data.TensorDataset(features,
+                                          (features[:, :10].sum(dim=1) > 0).long())
 
 
 def toy_model() -> nn.Sequential:
@@ -44,8 +46,10 @@ def toy_model() -> nn.Sequential:
 
 @contextlib.contextmanager
 def meeting_point() -> Iterator[int]:
-    """Open a store where the processes of a group meet, on a port the system picks; yield the port; close it."""
-    store = dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False)  # port 0: bound at once
+    """Open a store where the processes of a group meet, on a port the system picks;
+    yield the port; close it."""
+    # port 0: bound at once
+    store = dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False)
     try:
         yield store.port
     finally:

@@ -14,15 +14,18 @@ from typing import Any
 import torch
 
 
-def pcie_link_gbps(gpu: torch.device, devices: Path = Path("/sys/bus/pci/devices")) -> float | None:
-    """Return the GB/s per direction of the GPU's PCIe link at its maximum speed and width, or None where Linux does
-    not report them (``devices``: the kernel's folder of PCI devices; another one in tests).
+def pcie_link_gbps(gpu: torch.device,
+                   devices: Path = Path("/sys/bus/pci/devices")) -> float | None:
+    """Return the GB/s per direction of the GPU's PCIe link at its maximum speed and
+    width, or None where Linux does not report them (``devices``: the kernel's folder
+    of PCI devices; another one in tests).
 
-    The link's maximum is the lower of what the GPU and the port above it can do (``max_link_speed``,
-    ``max_link_width``); the ``current_`` values are lower while the GPU idles, which saves power.
-    """
+    The link's maximum is the lower of what the GPU and the port above it can do
+    (``max_link_speed``, ``max_link_width``); the ``current_`` values are lower while
+    the GPU idles, which saves power."""
     props = torch.cuda.get_device_properties(gpu)
-    folder = (devices / f"{props.pci_domain_id:04x}:{props.pci_bus_id:02x}:{props.pci_device_id:02x}.0").resolve()
+    folder = (devices / f"{props.pci_domain_id:04x}:{props.pci_bus_id:02x}:"
+              f"{props.pci_device_id:02x}.0").resolve()
     ends = [end for end in (folder, folder.parent) if (end / "max_link_speed").is_file()]  # the GPU, its port
     try:
         gt_per_s = min(float((end / "max_link_speed").read_text().split()[0]) for end in ends)  # "32.0 GT/s PCIe"
