@@ -7,7 +7,8 @@ right, and if not, what is wrong with it, in one sentence.
     exercises.hint("02", 1)                               # prints a hint: where in the lesson to look
     exercises.check("02", 1, module_device, strict=True)  # a solution's own check: raises AssertionError unless
                                                           # right, prints "the reference solution passes"
-    exercises.grade("02", 1, module_device, hidden=True)  # nbgrader's autograded test: raises unless right
+    exercises.grade("02", 1, module_device)               # nbgrader's autograded test: raises unless right
+    exercises.grade("02", 1, module_device, hidden=True)  # ... on the hidden cases (where this copy has them)
 
 An exercise's answer cell starts with a stub the student replaces: a function or class whose body raises
 ``NotImplementedError("your code here")``, or values set to ``None``. A check treats the stub as "not answered yet"
