@@ -4,7 +4,7 @@ Each block holds one assignment of literal data, the hidden cases of one exercis
 The student handout and an nbgrader course's ``lessons/`` get the check modules without their blocks
 (``without_hidden_cases``); the course writes each block into its exercise's ``### BEGIN HIDDEN TESTS`` region
 instead (``hidden_blocks``), so that nbgrader's release leaves them out and its autograde puts them back.
-Pure text: no torch, so that the tools can use it cheaply.
+It reads and writes source text and runs no check: the tools use it on their copies of ``lessons/``.
 """
 
 from __future__ import annotations

@@ -14,14 +14,14 @@ Message = tuple[str, str]
 def whole_number(name: str, expected: int, mistakes: dict[int, Message], otherwise: Message
                  ) -> Callable[[Any], None]:
     """The check of an answer ``name`` that is one whole number: ``expected`` is right; a known mistake gets its
-    message; any other number gets ``otherwise``, whose ``{value}`` is the number given (``str.format``)."""
+    message; any other number gets ``otherwise``. In each message ``{value}`` is the number given (``str.format``).
+    A check of several values calls one of these for each."""
 
     def verify(value: Any) -> None:
-        got = need_number(name, value, whole=True)
-        if got in mistakes:
-            raise wrong(*mistakes[int(got)])
+        got = int(need_number(name, value, whole=True))
         if got != expected:
-            raise wrong(otherwise[0].format(value=got), otherwise[1].format(value=got))
+            en, zh = mistakes.get(got, otherwise)
+            raise wrong(en.format(value=got), zh.format(value=got))
 
     verify.__qualname__ = verify.__name__ = f"whole_number_{name}"
     return verify

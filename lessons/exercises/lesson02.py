@@ -9,7 +9,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from lessons.exercises.core import NotAnswered, brief, call, declare, need_callable, need_number, wrong
+from lessons.exercises.core import NotAnswered, brief, call, declare, need_callable, wrong
+from lessons.exercises.kinds import whole_number
 
 
 class BufferOnly(nn.Module):
@@ -90,6 +91,20 @@ def finds_the_device_of_a_module(module_device: Callable[[nn.Module], Any], case
                     f"`module_device({shown})`返回了{brief(got)}，而没有抛出ValueError")
 
 
+_bytes_left_on_cpu = whole_number("bytes_left_on_cpu", 12, {
+    0: ("`bytes_left_on_cpu` is 0: look at the `.device` of every tensor the layer holds after the move, not only "
+        "of those `utils.placement` lists",
+        "`bytes_left_on_cpu`是0：移动之后，请查看这个层持有的每个张量的`.device`，而不只是`utils.placement`列出的那些"),
+    3: ("`bytes_left_on_cpu` is 3: count bytes, not values (a tensor's `nbytes` gives its bytes)",
+        "`bytes_left_on_cpu`是3：请数字节，而不是数值的个数（张量的`nbytes`给出它的字节数）"),
+    24: ("`bytes_left_on_cpu` is 24, the bytes of both of the layer's tensors wherever they are: count only those on "
+         "the CPU after the move",
+         "`bytes_left_on_cpu`是24，这是这个层两个张量的字节数，不管它们在哪里：请只数移动之后还在CPU上的"),
+}, ("`bytes_left_on_cpu` is {value}: not the bytes of the layer's tensors that are on the CPU after "
+    "`layer.to('meta')`",
+    "`bytes_left_on_cpu`是{value}：这不是`layer.to('meta')`之后这个层还在CPU上的张量的字节数"))
+
+
 @declare("02", 2, ("missing", "bytes_left_on_cpu"),
          hint_en="Section 3 (“Checking where a module lives”): compare what `utils.placement` lists with what "
                  "`__init__` creates, then ask each tensor where it is.",
@@ -102,23 +117,7 @@ def names_the_tensor_placement_misses(missing: Any, bytes_left_on_cpu: Any) -> N
         raise wrong(f"`missing` is {brief(missing)}, which is not a tensor of the layer that "
                     "`utils.placement(layer)` leaves out",
                     f"`missing`是{brief(missing)}，它不是`utils.placement(layer)`漏掉的那个张量")
-    value = need_number("bytes_left_on_cpu", bytes_left_on_cpu, whole=True)
-    if value == 0:
-        raise wrong("`bytes_left_on_cpu` is 0: look at the `.device` of every tensor the layer holds after the move, "
-                    "not only of those `utils.placement` lists",
-                    "`bytes_left_on_cpu`是0：移动之后，请查看这个层持有的每个张量的`.device`，"
-                    "而不只是`utils.placement`列出的那些")
-    if value == 3:
-        raise wrong("`bytes_left_on_cpu` is 3: count bytes, not values (a tensor's `nbytes` gives its bytes)",
-                    "`bytes_left_on_cpu`是3：请数字节，而不是数值的个数（张量的`nbytes`给出它的字节数）")
-    if value == 24:
-        raise wrong("`bytes_left_on_cpu` is 24, the bytes of both of the layer's tensors wherever they are: count "
-                    "only those on the CPU after the move",
-                    "`bytes_left_on_cpu`是24，这是这个层两个张量的字节数，不管它们在哪里：请只数移动之后还在CPU上的")
-    if value != 12:
-        raise wrong(f"`bytes_left_on_cpu` is {value}: not the bytes of the layer's tensors that are on the CPU "
-                    "after `layer.to('meta')`",
-                    f"`bytes_left_on_cpu`是{value}：这不是`layer.to('meta')`之后这个层还在CPU上的张量的字节数")
+    _bytes_left_on_cpu(bytes_left_on_cpu)
 
 
 @declare("02", 3, ("tensors_held",),

@@ -10,6 +10,18 @@ import torch
 from torch import nn
 
 from lessons.exercises.core import call, declare, need_callable, need_number, wrong
+from lessons.exercises.kinds import whole_number
+
+_n_params = whole_number("n_params", 4, {
+    56: ("`n_params` is 56, the number of values; the exercise counts parameter tensors",
+         "`n_params`是56，这是数值的个数；练习数的是参数张量"),
+}, ("`n_params` is {value}: not the number of tensors `model.parameters()` yields",
+    "`n_params`是{value}：这不是`model.parameters()`给出的张量个数"))
+_n_state = whole_number("n_state", 7, {
+    4: ("`n_state` equals `n_params`: count the entries of `model.state_dict()` itself",
+        "`n_state`等于`n_params`：请数`model.state_dict()`本身的条目"),
+}, ("`n_state` is {value}: not the number of entries in `model.state_dict()`",
+    "`n_state`是{value}：这不是`model.state_dict()`的条目数"))
 
 
 @declare("04", 1, ("n_params", "n_state"),
@@ -19,36 +31,28 @@ from lessons.exercises.core import call, declare, need_callable, need_number, wr
          explain_zh="为什么两个数不同？`.to(device)`会移动哪些张量？")
 def counts_parameter_tensors_and_state_entries(n_params: Any, n_state: Any) -> None:
     """``n_params`` is the number of tensors ``model.parameters()`` yields, ``n_state`` of state_dict entries."""
-    params = need_number("n_params", n_params, whole=True)
-    state = need_number("n_state", n_state, whole=True)
-    if params == 56:
-        raise wrong("`n_params` is 56, the number of values; the exercise counts parameter tensors",
-                    "`n_params`是56，这是数值的个数；练习数的是参数张量")
-    if params != 4:
-        raise wrong(f"`n_params` is {params}: not the number of tensors `model.parameters()` yields",
-                    f"`n_params`是{params}：这不是`model.parameters()`给出的张量个数")
-    if state == params:
-        raise wrong("`n_state` equals `n_params`: count the entries of `model.state_dict()` itself",
-                    "`n_state`等于`n_params`：请数`model.state_dict()`本身的条目")
-    if state != 7:
-        raise wrong(f"`n_state` is {state}: not the number of entries in `model.state_dict()`",
-                    f"`n_state`是{state}：这不是`model.state_dict()`的条目数")
+    need_number("n_params", n_params, whole=True)
+    need_number("n_state", n_state, whole=True)  # both are numbers before either is judged
+    _n_params(n_params)
+    _n_state(n_state)  # n_params is 4 by now: a 4 here is n_params again
 
 
-@declare("04", 2, ("values_after_device", "values_after_float16", "values_after_meta"),
+_VALUES_AFTER = {"values_after_device": 80, "values_after_float16": 80, "values_after_meta": 144}
+"""The values in ``pair.parameters()`` after each conversion."""
+
+
+@declare("04", 2, tuple(_VALUES_AFTER),
          hint_en="Section 4 (“Tied parameters”), then Going deeper's “Moving to and from `meta`”; `parameters()` "
                  "lists a shared parameter once.",
          hint_zh="第4节（“参数绑定”），再看进阶部分的“移入和移出`meta`”；`parameters()`只列出共享参数一次。")
 def counts_values_after_each_conversion(values_after_device: Any, values_after_float16: Any,
                                         values_after_meta: Any) -> None:
     """The number of values in ``pair.parameters()`` after each of the three conversions."""
-    for name, value, expected in [("values_after_device", values_after_device, 80),
-                                  ("values_after_float16", values_after_float16, 80),
-                                  ("values_after_meta", values_after_meta, 144)]:
-        got = need_number(name, value, whole=True)
-        if got != expected:
-            raise wrong(f"`{name}` is {got}: not the number of values in `pair.parameters()` after that conversion",
-                        f"`{name}`是{got}：这不是那次转换之后`pair.parameters()`里数值的个数")
+    for (name, expected), value in zip(_VALUES_AFTER.items(), (values_after_device, values_after_float16,
+                                                               values_after_meta), strict=True):
+        whole_number(name, expected, {}, (
+            f"`{name}` is {{value}}: not the number of values in `pair.parameters()` after that conversion",
+            f"`{name}`是{{value}}：这不是那次转换之后`pair.parameters()`里数值的个数"))(value)
 
 
 INIT_ORTHOGONAL_CASES = {  # the model (code, built after the seed); where its linear layers and its others are

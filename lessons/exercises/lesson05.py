@@ -16,6 +16,7 @@ import torch
 from torch import nn
 
 from lessons.exercises.core import NotAnswered, as_number, brief, call, declare, need_callable, need_number, wrong
+from lessons.exercises.kinds import whole_number
 
 
 def _state_on_cpu(model: nn.Module) -> dict[str, torch.Tensor]:
@@ -78,6 +79,14 @@ MLP_PARAMETER_BYTES, MLP_PARAMETER_VALUES = 31_784, 7_946
 """Bytes and values of the parameters of 05's `MLP` in float32 (held, not computed: a check holds no solution)."""
 
 
+_param_bytes = whole_number("param_bytes", MLP_PARAMETER_BYTES, {
+    MLP_PARAMETER_VALUES: ("`param_bytes` is {value:,}: that is a number of values; count bytes (`nbytes`)",
+                           "`param_bytes`是{value:,}：这是数值的个数；请数字节（`nbytes`）"),
+}, ("`param_bytes` is {value:,}: not the bytes of the parameters of the float32 `MLP` after `load_state_dict` of "
+    "the float16 file",
+    "`param_bytes`是{value:,}：这不是float32 `MLP`加载float16文件之后其参数的字节数"))
+
+
 @declare("05", 2, ("param_bytes", "size_ratio"),
          hint_en="Section 2 (“A model's `state_dict`”) saves and loads one; a tensor's bytes are `nbytes`, a file's "
                  "size is `Path.stat().st_size`.",
@@ -85,14 +94,7 @@ MLP_PARAMETER_BYTES, MLP_PARAMETER_VALUES = 31_784, 7_946
 def measures_parameter_bytes_and_file_sizes(param_bytes: Any, size_ratio: Any) -> None:
     """``param_bytes``: the float32 MLP's parameter bytes after loading the float16 file; ``size_ratio``: the float16
     file's size over the float32 file's."""
-    value = need_number("param_bytes", param_bytes, whole=True)
-    if value == MLP_PARAMETER_VALUES:
-        raise wrong(f"`param_bytes` is {value:,}: that is a number of values; count bytes (`nbytes`)",
-                    f"`param_bytes`是{value:,}：这是数值的个数；请数字节（`nbytes`）")
-    if value != MLP_PARAMETER_BYTES:
-        raise wrong(f"`param_bytes` is {value:,}: not the bytes of the parameters of the float32 `MLP` after "
-                    "`load_state_dict` of the float16 file",
-                    f"`param_bytes`是{value:,}：这不是float32 `MLP`加载float16文件之后其参数的字节数")
+    _param_bytes(param_bytes)
     ratio = need_number("size_ratio", size_ratio)
     # Not exact: the files hold the tensors' data and zip records named after the file (its stem), so the ratio
     # depends on the names (benchmarks/RESULTS.md): 0.538 for the notebook's mlp.params and mlp_half.params with
