@@ -80,15 +80,12 @@ def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 def context_of(lesson: str, number: int, folders: dict[str, Any], namespace: dict[str, Any] | None = None
                ) -> dict[str, Any]:
-    """The keyword arguments the notebook's check cell passes; those that name what the notebook computed before the
-    exercise come from ``namespace`` (the answer's, after its setup), or else from the folders' runs."""
-    runs = namespace if namespace is not None and "uninterrupted" in namespace else folders["runs"]
-    return {("05", 1): {"uninterrupted": runs["uninterrupted"], "checkpoint": runs["SAVE_DIR"] / "after_epoch_3.ckpt",
-                        "resumed_no_rng": runs["resumed_no_rng"]},
-            ("06", 2): {"checkpoint": folders["checkpoint"]},
-            ("07", 1): {"data": folders["data"], "pet_dir": folders["pet_dir"]},
-            ("09", 2): {"big_batch": 128},
-            ("10", 3): {"sgd_largest": 22, "budget": 8 * 2**20}}.get((lesson, number), {})
+    """The keyword arguments the notebook's check cell passes (the corpus's ``CONTEXT``); those that name what the
+    notebook computed before the exercise come from ``namespace`` (the answer's, after its setup), or else from the
+    setup's own."""
+    make = corpus.CONTEXT.get((lesson, number))
+    names = namespace if namespace is not None else folders["setups"].get((lesson, number), {})
+    return make(folders, names) if make else {}
 
 
 def run_answer(lesson: str, number: int, source: str, folders: dict[str, Any], where: Path
@@ -98,8 +95,7 @@ def run_answer(lesson: str, number: int, source: str, folders: dict[str, Any], w
     namespace: dict[str, Any] = dict(folders["setups"].get((lesson, number), {}))
     if not namespace:
         exec(corpus.PRELUDE, namespace)
-    namespace.update({"run_dir": where, "data": folders["data"], "pet_dir": folders["pet_dir"],
-                      "budget": 8 * 2**20, "big_batch": 128})
+    namespace.update({"run_dir": where, "data": folders["data"], "pet_dir": folders["pet_dir"]})
     exec(source, namespace)
     answers = tuple(namespace[name] for name in exercises.exercise(lesson, number).answers)
     return answers, context_of(lesson, number, folders, namespace)
@@ -115,6 +111,7 @@ def test_the_corpus_covers_every_exercise() -> None:
     for key, answers in corpus.CORPUS.items():
         verdicts = [a.verdict for a in answers]
         assert verdicts.count("correct") >= 4 and verdicts.count("wrong") >= 4, key
+    assert set(corpus.CONTEXT) == {key for key, e in exercises.EXERCISES.items() if e.context}  # what checks take
     fitted = [key for key, answers in corpus.CORPUS.items() for a in answers if a.hidden]
     assert len(fitted) >= 5 and all(exercises.exercise(*key).has_hidden for key in fitted)
 

@@ -45,7 +45,8 @@ To change one exercise of lesson NN:
 1. its check, cases, hint or question: ``lessons/exercises/lessonNN.py`` (a message in both languages, never the
    expected value; hidden cases literal data, in their block);
 2. the students' answers that prove it: ``tests/exercise_corpus/lessonNN.py`` (right ones in several idioms, wrong
-   ones of the kinds students write, with what the notebook defines before the exercise in its ``SETUP``);
+   ones of the kinds students write; what the notebook defines before the exercise in ``SETUP``, what its check
+   cell passes besides the answers in ``CONTEXT``);
 3. the exercise's text, answer cell and solution: ``notebooks/NN_*.ipynb`` and its twin ``notebooks/zh/NN_*.ipynb``
    (``tools/author/translate.py`` lists the cells to translate), then regenerate the outputs with
    ``python tools/author/run_notebooks.py NN``;

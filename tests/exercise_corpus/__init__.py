@@ -27,9 +27,9 @@ from tests.exercise_corpus import (
     lesson09,
     lesson10,
 )
-from tests.exercise_corpus.shared import PRELUDE, Answer, right, wrong
+from tests.exercise_corpus.shared import PRELUDE, Answer, Context, right, wrong
 
-__all__ = ["CORPUS", "FORBIDDEN", "PRELUDE", "SETUP", "Answer", "right", "wrong"]
+__all__ = ["CONTEXT", "CORPUS", "FORBIDDEN", "PRELUDE", "SETUP", "Answer", "Context", "right", "wrong"]
 
 LESSONS = (lesson01, lesson02, lesson03, lesson04, lesson05, lesson06, lesson07, lesson08, lesson09, lesson10)
 
@@ -40,6 +40,9 @@ SETUP: dict[tuple[str, int], str] = {key: code for m in LESSONS for key, code in
 """What the notebook defines before an exercise and the answers use (``run_dir``, ``checkpoint``, ``data`` and
 ``pet_dir`` come from the test's folders). Each exercise's setup runs before its answer, in the answer's namespace:
 the setups of different lessons may define the same name (``make_model``) differently, as their notebooks do."""
+
+CONTEXT: dict[tuple[str, int], Context] = {key: make for m in LESSONS for key, make in m.CONTEXT.items()}
+"""What each exercise's check cell passes besides the answers (``Exercise.context``)."""
 
 FORBIDDEN: dict[tuple[str, int], list[str]] = {key: texts for m in LESSONS for key, texts in m.FORBIDDEN.items()}
 """Text a wrong answer's message never shows: the expected value, or the "why" kept for discussion. A message

@@ -3,9 +3,11 @@ defines before them (``SETUP``)."""
 
 from __future__ import annotations
 
-from tests.exercise_corpus.shared import Answer, right, wrong
+from tests.exercise_corpus.shared import Answer, Context, right, wrong
 
 SETUP: dict[tuple[str, int], str] = {}
+
+CONTEXT: dict[tuple[str, int], Context] = {}
 
 CORPUS: dict[tuple[str, int], list[Answer]] = {}
 

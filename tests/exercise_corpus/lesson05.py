@@ -3,7 +3,7 @@ defines before them (``SETUP``)."""
 
 from __future__ import annotations
 
-from tests.exercise_corpus.shared import Answer, right, wrong
+from tests.exercise_corpus.shared import Answer, Context, right, wrong
 
 SETUP = {
     ("05", 1): '''
@@ -91,6 +91,12 @@ def atomic_save(obj, path):  # notebook 05 shows utils.atomic_save as its own ce
         tmp.unlink(missing_ok=True)
     return path
 ''',
+}
+
+CONTEXT: dict[tuple[str, int], Context] = {
+    ("05", 1): lambda folders, names: {"uninterrupted": names["uninterrupted"],
+                                       "checkpoint": names["SAVE_DIR"] / "after_epoch_3.ckpt",
+                                       "resumed_no_rng": names["resumed_no_rng"]},
 }
 
 CORPUS: dict[tuple[str, int], list[Answer]] = {}

@@ -3,7 +3,7 @@ defines before them (``SETUP``)."""
 
 from __future__ import annotations
 
-from tests.exercise_corpus.shared import Answer, right, wrong
+from tests.exercise_corpus.shared import Answer, Context, right, wrong
 
 SETUP = {
     ("06", 1): '''
@@ -19,6 +19,8 @@ loss_fn = nn.CrossEntropyLoss()
 make_model = lambda: nn.Sequential(nn.Linear(4, 3))
 ''',
 }
+
+CONTEXT: dict[tuple[str, int], Context] = {("06", 2): lambda folders, names: {"checkpoint": folders["checkpoint"]}}
 
 CORPUS: dict[tuple[str, int], list[Answer]] = {}
 

@@ -3,9 +3,15 @@ defines before them (``SETUP``)."""
 
 from __future__ import annotations
 
-from tests.exercise_corpus.shared import Answer, right, wrong
+from tests.exercise_corpus.shared import Answer, Context, right, wrong
 
-SETUP: dict[tuple[str, int], str] = {}
+SETUP = {
+    ("09", 2): """
+big_batch = 128
+""",
+}
+
+CONTEXT: dict[tuple[str, int], Context] = {("09", 2): lambda folders, names: {"big_batch": names["big_batch"]}}
 
 CORPUS: dict[tuple[str, int], list[Answer]] = {}
 

@@ -3,9 +3,17 @@ defines before them (``SETUP``)."""
 
 from __future__ import annotations
 
-from tests.exercise_corpus.shared import Answer, right, wrong
+from tests.exercise_corpus.shared import Answer, Context, right, wrong
 
-SETUP: dict[tuple[str, int], str] = {}
+SETUP = {
+    ("10", 3): """
+budget = 8 * 2**20
+""",
+}
+
+CONTEXT: dict[tuple[str, int], Context] = {
+    ("10", 3): lambda folders, names: {"sgd_largest": 22, "budget": names["budget"]},
+}
 
 CORPUS: dict[tuple[str, int], list[Answer]] = {}
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -15,6 +17,11 @@ class Answer:
     """The idiom, or the mistake."""
     hidden: str | None = None
     """The verdict on the hidden cases, where it differs from ``verdict``."""
+
+
+Context = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
+"""An exercise's ``context``: the keyword arguments its check cell passes, from the test's folders and the names
+the notebook defines before it (the answer's namespace after its ``SETUP``)."""
 
 
 def right(source: str, note: str, hidden: str | None = None) -> Answer:
