@@ -1,5 +1,6 @@
-"""Lesson 07's answers: students' answer cells for its exercises, each with its verdict, and what the notebook
-defines before them (``SETUP``)."""
+"""Lesson 07's answers: students' answer cells for its exercises, each with its verdict; what the notebook defines
+before them (``SETUP``), what their check cells pass (``CONTEXT``), and what no wrong answer's message may show
+(``FORBIDDEN``)."""
 
 from __future__ import annotations
 
