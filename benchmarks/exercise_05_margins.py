@@ -1,4 +1,4 @@
-"""The figures behind the margins of exercises 05/1 and 05/2's checks (lessons/exercises.py), measured on this machine.
+"""The figures behind the margins of exercises 05/1 and 05/2's checks (lessons/exercises/lesson05.py), on this machine.
 
     .venv/bin/python benchmarks/exercise_05_margins.py              # seeds 0-11 in quick mode, 0-5 in full mode
     .venv/bin/python benchmarks/exercise_05_margins.py --seeds 2     # fewer seeds

@@ -71,8 +71,18 @@ def digest(source: str) -> str:
     return hashlib.sha256(code_only(source).encode("utf-8")).hexdigest()[:12]
 
 
-PROJECT_MODULES = ("utils", *(f"lessons.{p.stem}" for p in sorted((ROOT / "lessons").glob("*.py"))
-                              if p.stem != "__init__"))
+PROJECT_MODULES = ("utils", *(".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+                              for p in sorted((ROOT / "lessons").rglob("*.py")) if p.parent.name != "lessons"
+                              or p.stem != "__init__"))
+"""The project's importable modules: ``utils``, ``lessons.<topic>`` and a package's ``lessons.<package>.<module>``."""
+
+
+def module_file(module: str) -> str:
+    """The file of a project module, relative to the repository root: a package's is its ``__init__.py``."""
+    path = module.replace(".", "/")
+    return f"{path}/__init__.py" if (ROOT / path).is_dir() else f"{path}.py"
+
+
 Reader = Callable[[str], str]  # a path relative to the repository root -> the file's text
 
 
@@ -138,7 +148,7 @@ def module_parts(module: str, read: Reader) -> tuple[dict[str, str], str, dict[s
     """Split a project module into its top-level definitions (name -> source: functions and classes with their
     decorators, assignments), the code its import runs besides (other top-level statements) and its project
     imports."""
-    return _module_parts(read(module.replace(".", "/") + ".py"))
+    return _module_parts(read(module_file(module)))
 
 
 @functools.lru_cache(maxsize=64)
@@ -177,6 +187,10 @@ def notebook_code(path: str, read: Reader = read_checkout) -> dict[str, str]:
         bound.update(project_imports(tree))
     for module in {module for module, _ in bound.values()}:  # importing a module runs its top-level code
         code[f"{module}.<import>"] = module_parts(module, read)[1]
+        if module_file(module).endswith("__init__.py"):  # a package: the modules its import imports count whole
+            for sub, name in module_parts(module, read)[2].values():  # (lessons.exercises: what each declares)
+                if name is None:
+                    code[f"{sub}.*"] = read(module_file(sub))
     todo = {(module, name or "*") for tree in trees for module, name in references(tree, bound)}
     done: set[tuple[str, str]] = set()
     parts: dict[str, tuple[dict[str, str], str, dict[str, tuple[str, str | None]]]] = {}
@@ -190,7 +204,7 @@ def notebook_code(path: str, read: Reader = read_checkout) -> dict[str, str]:
         definitions, on_import, imported = parts[module]
         code[f"{module}.<import>"] = on_import
         if name == "*" or (name not in definitions and name not in imported):
-            code[f"{module}.*"] = read(module.replace(".", "/") + ".py")  # a module used whole, or a name it lacks
+            code[f"{module}.*"] = read(module_file(module))  # a module used whole, or a name it lacks
             continue
         if name in imported:  # a name the module imported from another, e.g. lessons.ddp's atomic_save
             target = imported[name]
@@ -251,7 +265,8 @@ def notebook_sites(path: Path) -> dict[str, str]:
 def all_sites() -> dict[str, str]:
     """Return every CUDA site of the project with its source."""
     sites: dict[str, str] = {}
-    modules = [ROOT / "utils.py", *sorted((ROOT / "lessons").glob("*.py")), *sorted((ROOT / "benchmarks").glob("*.py")),
+    modules = [ROOT / "utils.py", *sorted((ROOT / "lessons").rglob("*.py")),  # a package's modules too
+               *sorted((ROOT / "benchmarks").glob("*.py")),
                *sorted((ROOT / "tools").rglob("*.py")), ROOT / "tests" / "t4_like.py"]  # the GPU check's T4 switch
     for path in modules:
         sites.update(module_sites(path))

@@ -1,4 +1,4 @@
-"""lessons/exercises.py, proven on a corpus of students' answers (tests/exercise_corpus.py): every right answer, in
+"""lessons/exercises/, proven on a corpus of students' answers (tests/exercise_corpus/): every right answer, in
 whatever idiom, is "correct"; every wrong one is "wrong", with a message that gives neither the expected value nor
 the "why" kept for discussion; in both languages. An answer fitted to the visible cases fails the hidden ones. The
 stub counts as "not answered yet" (printed, never raised, unless strict). CUDA-only branches are judged under
@@ -22,6 +22,7 @@ from torch import nn
 
 import utils
 from lessons import exercises
+from lessons.exercises import core, hidden, lesson05, lesson09, lesson10
 from tests import exercise_corpus as corpus
 from tests.fake_cuda import FakeGpu
 
@@ -79,15 +80,12 @@ def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 def context_of(lesson: str, number: int, folders: dict[str, Any], namespace: dict[str, Any] | None = None
                ) -> dict[str, Any]:
-    """The keyword arguments the notebook's check cell passes; those that name what the notebook computed before the
-    exercise come from ``namespace`` (the answer's, after its setup), or else from the folders' runs."""
-    runs = namespace if namespace is not None and "uninterrupted" in namespace else folders["runs"]
-    return {("05", 1): {"uninterrupted": runs["uninterrupted"], "checkpoint": runs["SAVE_DIR"] / "after_epoch_3.ckpt",
-                        "resumed_no_rng": runs["resumed_no_rng"]},
-            ("06", 2): {"checkpoint": folders["checkpoint"]},
-            ("07", 1): {"data": folders["data"], "pet_dir": folders["pet_dir"]},
-            ("09", 2): {"big_batch": 128},
-            ("10", 3): {"sgd_largest": 22, "budget": 8 * 2**20}}.get((lesson, number), {})
+    """The keyword arguments the notebook's check cell passes (the corpus's ``CONTEXT``); those that name what the
+    notebook computed before the exercise come from ``namespace`` (the answer's, after its setup), or else from the
+    setup's own."""
+    make = corpus.CONTEXT.get((lesson, number))
+    names = namespace if namespace is not None else folders["setups"].get((lesson, number), {})
+    return make(folders, names) if make else {}
 
 
 def run_answer(lesson: str, number: int, source: str, folders: dict[str, Any], where: Path
@@ -97,8 +95,7 @@ def run_answer(lesson: str, number: int, source: str, folders: dict[str, Any], w
     namespace: dict[str, Any] = dict(folders["setups"].get((lesson, number), {}))
     if not namespace:
         exec(corpus.PRELUDE, namespace)
-    namespace.update({"run_dir": where, "data": folders["data"], "pet_dir": folders["pet_dir"],
-                      "budget": 8 * 2**20, "big_batch": 128})
+    namespace.update({"run_dir": where, "data": folders["data"], "pet_dir": folders["pet_dir"]})
     exec(source, namespace)
     answers = tuple(namespace[name] for name in exercises.exercise(lesson, number).answers)
     return answers, context_of(lesson, number, folders, namespace)
@@ -114,6 +111,7 @@ def test_the_corpus_covers_every_exercise() -> None:
     for key, answers in corpus.CORPUS.items():
         verdicts = [a.verdict for a in answers]
         assert verdicts.count("correct") >= 4 and verdicts.count("wrong") >= 4, key
+    assert set(corpus.CONTEXT) == {key for key, e in exercises.EXERCISES.items() if e.context}  # what checks take
     fitted = [key for key, answers in corpus.CORPUS.items() for a in answers if a.hidden]
     assert len(fitted) >= 5 and all(exercises.exercise(*key).has_hidden for key in fitted)
 
@@ -203,6 +201,69 @@ def test_grade_raises_unless_right_and_runs_hidden_cases(capsys: pytest.CaptureF
         ("08", 3), ("09", 1)}
 
 
+def check_modules() -> dict[str, Any]:
+    """Each lesson's check module, by lesson number."""
+    import importlib
+
+    return {p.stem[-2:]: importlib.import_module(f"lessons.exercises.{p.stem}")
+            for p in sorted((ROOT / "lessons" / "exercises").glob("lesson[0-9][0-9].py"))}
+
+
+def test_each_lesson_declares_its_exercises_and_hidden_cases_in_one_module() -> None:
+    """Lesson NN's exercises are all declared in ``lessonNN.py``, each exercise with cases has exactly one hidden
+    block there, of literal data, which is what the check runs with ``hidden=True``."""
+    modules = check_modules()
+    assert sorted(modules) == sorted({lesson for lesson, _ in exercises.EXERCISES})
+    for lesson, module in modules.items():
+        source = Path(module.__file__).read_text(encoding="utf-8")
+        declared = {(c.args[0].value, c.args[1].value) for c in ast.walk(ast.parse(source)) if isinstance(c, ast.Call)
+                    and getattr(c.func, "id", "") in ("declare", "Exercise") and len(c.args) > 2}
+        own = [e for e in exercises.EXERCISES.values() if e.lesson == lesson]
+        assert declared == {(e.lesson, e.number) for e in own}, lesson
+        blocks = hidden.hidden_blocks(source)
+        assert set(blocks) == {e.hidden for e in own if e.has_hidden}, lesson
+        for found in (e for e in own if e.has_hidden):
+            namespace: dict[str, Any] = {}
+            exec(blocks[found.hidden], namespace)  # runs as it is, as nbgrader's hidden test cell runs it
+            assert namespace[found.hidden] == found.hidden_cases() and found.cases is not None
+            assert namespace[found.hidden] != found.cases
+    for key, found in exercises.EXERCISES.items():
+        assert found.has_hidden == (found.cases is not None), key  # a function or class answer has both
+
+
+def test_stripped_hidden_cases_fail_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where a copy of lessons/ has its hidden blocks stripped (the handout, nbgrader's course), ``hidden=True`` is
+    a teacher's setup error: it raises, it never passes, whatever the answer."""
+    from lessons.exercises import lesson01
+
+    source = Path(lesson01.__file__).read_text(encoding="utf-8")
+    stripped = hidden.without_hidden_cases(source)
+    assert not hidden.MARKER.search(stripped) and "VISIBLE_GPUS_HIDDEN = " not in stripped and "'2,0,1'" not in stripped
+    compile(stripped, "lesson01.py", "exec")
+    monkeypatch.delattr(lesson01, "VISIBLE_GPUS_HIDDEN")
+    for answer in (stub, lambda value, n: []):
+        with pytest.raises(LookupError, match="has no hidden cases"):
+            exercises.grade("01", 2, answer, hidden=True)
+    assert exercises.result("01", 2, stub)[0] == "unanswered"  # the visible check is as it was
+    with pytest.raises(ValueError, match="not one assignment|unpaired"):  # never half stripped
+        hidden.without_hidden_cases(source.replace(hidden.END, "", 1))
+
+
+def test_grade_takes_the_hidden_cases_its_cell_defines() -> None:
+    """nbgrader's hidden test cell defines the block's cases, then passes them: the same verdict as hidden=True."""
+    from lessons.exercises import lesson01
+
+    fitted = next(a for a in corpus.CORPUS[("01", 2)] if a.hidden)
+    namespace: dict[str, Any] = {}
+    exec(fitted.source, namespace)
+    cases = copy.deepcopy(lesson01.VISIBLE_GPUS_HIDDEN)
+    assert exercises.result("01", 2, namespace["visible_gpus"], hidden=cases) == exercises.result(
+        "01", 2, namespace["visible_gpus"], hidden=True)
+    assert exercises.result("01", 2, namespace["visible_gpus"], hidden=cases)[0] == "wrong"
+    with pytest.raises(TypeError, match="no cases"):
+        exercises.result("03", 3, 3456, hidden=[1])
+
+
 # ---- CUDA, faked at torch's C layer ----------------------------------------------------------------------------------
 def answer_of(lesson: str, number: int, note: str) -> Any:
     found = next(a for a in corpus.CORPUS[(lesson, number)] if a.note == note)
@@ -240,7 +301,7 @@ def test_09_1_wall_clock_on_cuda_is_refused(monkeypatch: pytest.MonkeyPatch) -> 
 
     kind, sentence = exercises.result("09", 1, wall_clock)
     assert kind == "wrong" and "did not time with CUDA events" in sentence, sentence
-    with exercises._cuda_events_used() as calls:  # the spy calls the real methods: the C layer's error comes through
+    with lesson09.cuda_events_used() as calls:  # the spy calls the real methods: the C layer's error comes through
         with pytest.raises(RuntimeError):
             torch.cuda.Event(enable_timing=True).record()
     assert calls == ["record"]
@@ -255,7 +316,7 @@ def test_10_3_on_cuda_takes_a_margin(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_05_1_where_a_resumed_run_is_only_close(folders: dict[str, Any]) -> None:
     """Where kernels add in an order that varies (some GPUs), a run resumed with every state restored ends close to the
     uninterrupted one, not bit for bit: the check still tells it from a run with a fresh optimizer, by its margin
-    (exercises._SAME_RUN), not by exact equality; and it takes the largest difference of a fresh run computed in
+    (lesson05.SAME_RUN), not by exact equality; and it takes the largest difference of a fresh run computed in
     float32 or float64."""
     runs = folders["runs"]
     context = context_of("05", 1, folders)
@@ -270,7 +331,7 @@ def test_05_1_where_a_resumed_run_is_only_close(folders: dict[str, Any]) -> None
     for dtype in (torch.float32, torch.float64):
         mine, theirs = model.state_dict(), runs["uninterrupted"].state_dict()
         largest = max((mine[k].to(dtype) - theirs[k].to(dtype)).abs().max().item() for k in mine)
-        assert largest > 10 * exercises._SAME_RUN  # far from the margin: a fresh optimizer changes the run
+        assert largest > 10 * lesson05.SAME_RUN  # far from the margin: a fresh optimizer changes the run
         assert exercises.result("05", 1, model, largest, **context)[0] == "correct", dtype
 
 
@@ -291,7 +352,7 @@ def test_the_flop_counts_are_lesson_09s() -> None:
     images = x.clone().requires_grad_(True)
     assert (count(lambda: nn.functional.cross_entropy(probe(x), y).backward()), count(lambda: probe(x)),
             count(lambda: nn.functional.cross_entropy(probe(images), y).backward())) == (
-        exercises._STEP_FLOPS, exercises._FORWARD_FLOPS, exercises._STEP_WITH_IMAGE_GRAD_FLOPS)
+        lesson09.STEP_FLOPS, lesson09.FORWARD_FLOPS, lesson09.STEP_WITH_IMAGE_GRAD_FLOPS)
 
 
 def test_the_saved_bytes_are_lesson_10s() -> None:
@@ -304,14 +365,14 @@ def test_the_saved_bytes_are_lesson_10s() -> None:
         with memory.saved_tensors([*model.parameters(), x, y]) as saved:
             nn.functional.cross_entropy(model(x), y)
         saved_at[size] = memory.saved_bytes(saved)
-    assert saved_at[3] - saved_at[2] == exercises._SAVED_PER_IMAGE
-    assert saved_at[2] - 2 * exercises._SAVED_PER_IMAGE == exercises._SAVED_PER_BATCH
+    assert saved_at[3] - saved_at[2] == lesson10.SAVED_PER_IMAGE
+    assert saved_at[2] - 2 * lesson10.SAVED_PER_IMAGE == lesson10.SAVED_PER_BATCH
 
 
 def test_the_parameter_bytes_are_lesson_05s(folders: dict[str, Any]) -> None:
     mlp = folders["setups"][("05", 2)]["MLP"]()  # the corpus's copy of notebook 05's MLP, float32
     assert (sum(p.nbytes for p in mlp.parameters()), sum(p.numel() for p in mlp.parameters())) == (
-        exercises._MLP_PARAMETER_BYTES, exercises._MLP_PARAMETER_VALUES)
+        lesson05.MLP_PARAMETER_BYTES, lesson05.MLP_PARAMETER_VALUES)
     assert "self.hidden = nn.Linear(20, 256)" in (ROOT / "notebooks" / "05_save_load.ipynb").read_text(encoding="utf-8")
 
 
@@ -377,35 +438,36 @@ def test_chinese_messages(capsys: pytest.CaptureFixture) -> None:
     assert lines[4].startswith("练习1的提示：第3节")
 
 
+def _literal_text(node: ast.AST) -> str:
+    """A string constant's text, an f-string's literal parts; " " for anything else."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(_literal_text(v) for v in node.values)
+    return " "
+
+
 def chinese_strings() -> list[tuple[str, str]]:
-    """Every (English, Chinese) pair of lessons/exercises.py: the arguments of each _say/_wrong call and each
-    Exercise's hint and explanation, f-strings by their literal parts."""
-
-    def text(node: ast.AST) -> str:
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            return node.value
-        if isinstance(node, ast.JoinedStr):
-            return "".join(text(v) for v in node.values)
-        return " "
-
-    tree = ast.parse((ROOT / "lessons" / "exercises.py").read_text(encoding="utf-8"))
+    """Every (English, Chinese) pair of lessons/exercises/: the arguments of each say/wrong call, each exercise's
+    hint and explanation (``declare(...)``, ``Exercise(...)``) and each (English, Chinese) tuple, f-strings by their
+    literal parts."""
     pairs = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            args = [a for a in node.args if isinstance(a, (ast.Constant, ast.JoinedStr))]
-            if node.func.id in ("_say", "_wrong") and len(args) == 2:
-                pairs.append((text(args[0]), text(args[1])))
-            elif node.func.id == "Exercise":
-                strings = [text(a) for a in node.args[4:6]]
-                pairs.append((strings[0], strings[1]))
-                keywords = {k.arg: text(k.value) for k in node.keywords}
-                if "explain_en" in keywords:
-                    pairs.append((keywords["explain_en"], keywords["explain_zh"]))
-        elif isinstance(node, ast.Tuple) and len(node.elts) == 2 and all(
-                isinstance(e, (ast.Constant, ast.JoinedStr)) for e in node.elts):
-            en, zh = (text(e) for e in node.elts)
-            if CJK.search(zh) and not CJK.search(en):  # a message's (English, Chinese) parts
-                pairs.append((en, zh))
+    for path in sorted((ROOT / "lessons" / "exercises").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                args = [a for a in node.args if isinstance(a, (ast.Constant, ast.JoinedStr))]
+                keywords = {k.arg: _literal_text(k.value) for k in node.keywords}
+                if node.func.id in ("say", "wrong") and len(args) == 2:
+                    pairs.append((_literal_text(args[0]), _literal_text(args[1])))
+                elif node.func.id in ("declare", "Exercise") and "hint_en" in keywords:
+                    pairs.append((keywords["hint_en"], keywords["hint_zh"]))
+                    if "explain_en" in keywords:
+                        pairs.append((keywords["explain_en"], keywords["explain_zh"]))
+            elif isinstance(node, ast.Tuple) and len(node.elts) == 2 and all(
+                    isinstance(e, (ast.Constant, ast.JoinedStr)) for e in node.elts):
+                en, zh = (_literal_text(e) for e in node.elts)
+                if CJK.search(zh) and not CJK.search(en):  # a message's (English, Chinese) parts
+                    pairs.append((en, zh))
     return pairs
 
 
@@ -456,7 +518,7 @@ def test_stored_sentences_in_either_language() -> None:
 
     def printed() -> list[str]:
         return [exercises.result("04", 1, None, None)[1], exercises.result("02", 1, stub)[1],
-                exercises.result("03", 3, 3456)[1], exercises._passes(exercises.exercise("03", 3))]
+                exercises.result("03", 3, 3456)[1], core.passes(exercises.exercise("03", 3))]
 
     english = printed()
     utils.set_language("zh")

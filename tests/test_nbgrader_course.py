@@ -6,7 +6,7 @@ go through the tool and then
 submission gets 0 on the autograded parts, and one wrong answer loses exactly that exercise's points.
 
 Beside them, one assignment holds every exercise of the ten lessons, its test cells made by the tool from the
-lessons' own check cells, and two submissions built from the students' answers of tests/exercise_corpus.py: one
+lessons' own check cells, and two submissions built from the students' answers of tests/exercise_corpus/: one
 right answer per exercise (where the corpus has an answer fitted to the visible cases, that one instead), and one
 wrong answer per exercise. Each answer gets exactly its points: a right one all, a wrong one none, a fitted one none
 (its hidden cases, left out of the release, fail).
@@ -27,6 +27,7 @@ import pytest
 
 from lessons import exercises
 from tests import exercise_corpus as corpus
+from tests.test_student_edition import leaked
 from tools.author import editions, kernels
 from tools.teacher import nbgrader_course
 
@@ -64,9 +65,10 @@ def test_assignment_cells_and_points() -> None:
     assert sorted(graded) == ["ex03_1_answer", "ex03_1_check", "ex03_1_explain", "ex03_1_question",
                               "ex03_2_answer", "ex03_2_check", "ex03_3_answer", "ex03_3_check", "ex03_3_explain",
                               "ex03_3_question"]
-    assert graded["ex03_1_check"].source == (
-        'exercises.grade("03", 1, LowerTriangle)\n### BEGIN HIDDEN TESTS\n'
-        'exercises.grade("03", 1, LowerTriangle, hidden=True)\n### END HIDDEN TESTS')
+    assert graded["ex03_1_check"].source == (  # the hidden cases, then the call that grades them
+        'exercises.grade("03", 1, LowerTriangle)\n### BEGIN HIDDEN TESTS\nLOWER_TRIANGLE_HIDDEN = [2, 5, 6]\n'
+        'exercises.grade("03", 1, LowerTriangle, hidden=LOWER_TRIANGLE_HIDDEN)\n### END HIDDEN TESTS')
+    assert exercises.exercise("03", 1).hidden_cases() == [2, 5, 6]
     assert graded["ex03_3_check"].source == 'exercises.grade("03", 3, in_features)'  # a value: no hidden cases
     assert graded["ex03_1_check"].metadata["nbgrader"]["points"] == exercises.exercise("03", 1).points
     explanation = nbgrader_course.exercise_parts(lesson_notebook("03"), "en")[2].explanation
@@ -226,6 +228,8 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[tuple[str,
             _submit(course, name, student, submission)
     release = nbformat.read(course / "release" / CORPUS_NAME / f"{CORPUS_NAME}.ipynb", as_version=4)
     assert not any("HIDDEN" in c.source for c in release.cells)  # the hidden cases are not released
+    assert not leaked(course / "release")  # ... anywhere: not in the release's copy of lessons/ either
+    assert leaked(course / "source")  # (the source's test cells hold them)
     for student in CORPUS_STUDENTS:
         submission = nbformat.from_dict(release)
         chosen = corpus_answers(student)

@@ -16,11 +16,12 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-MODULES = ["utils", *sorted(f"lessons.{p.stem}" for p in (ROOT / "lessons").glob("[a-z]*.py"))]
+MODULES = ["utils", *sorted(".".join(p.relative_to(ROOT).with_suffix("").parts)
+                           for p in (ROOT / "lessons").rglob("[a-z]*.py"))]  # a package's modules too
 
 
 def helpers() -> dict[str, str]:
-    """Map every function and class name defined in utils and lessons/*.py to its source."""
+    """Map every function and class name defined in utils and lessons/ to its source."""
     found: dict[str, str] = {}
     for name in MODULES:
         module = importlib.import_module(name)

@@ -26,6 +26,7 @@ import urllib.request
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import nbformat
 import pytest
@@ -190,8 +191,8 @@ def test_a_file_that_does_not_ship_becomes_a_link_to_its_published_copy(tmp_path
 def test_handout_holds_what_the_lessons_need(edition: Path) -> None:
     for name in student_edition.HANDOUT + ["README.md", "notebooks/assets", "tools/installer.sh"]:
         assert (edition / name).exists(), name
-    lessons = {p.name for p in (utils.ROOT / "lessons").glob("*.py")}
-    assert {p.name for p in (edition / "lessons").glob("*.py")} == lessons
+    lessons = {p.relative_to(utils.ROOT / "lessons") for p in (utils.ROOT / "lessons").rglob("*.py")}
+    assert {p.relative_to(edition / "lessons") for p in (edition / "lessons").rglob("*.py")} == lessons
     assert not (edition / "notebooks" / "timings.json").exists() and not (edition / "tests").exists()
     readme = (edition / "README.md").read_text(encoding="utf-8")
     assert "Python 3.11-3.13" in readme and "--allow-root" in readme and "solution" not in readme
@@ -227,6 +228,79 @@ def test_every_relative_link_of_the_handout_resolves_inside_it(edition: Path) ->
                     if anchor not in {github_anchor(h) for h in headings}:
                         broken.append(f"{notebook.name}: {target} (no such heading)")
     assert broken == []
+
+
+def _cases_of(value: Any) -> list[Any]:
+    """The cases one exercise's cases hold: a list of numbers is one case, a list of tuples a case each; a dict's
+    numbers and strings together are one, and each of its lists is one (its long tuples one each)."""
+
+    def scalar(v: Any) -> bool:
+        return not isinstance(v, (list, tuple, dict))
+
+    if isinstance(value, list):
+        return [value] if all(map(scalar, value)) else [value, *(v for v in value if not scalar(v))]
+    if isinstance(value, dict):
+        found = [{k: v for k, v in value.items() if scalar(v)}] if any(map(scalar, value.values())) else []
+        for v in (v for v in value.values() if not scalar(v)):
+            found += [v, *(i for i in v if isinstance(i, tuple) and len(i) >= 3)]
+        return found
+    return [value]
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, (list, tuple, dict)):
+        for v in value.values() if isinstance(value, dict) else value:
+            yield from _strings(v)
+
+
+def hidden_fingerprints() -> dict[tuple[str, int], set[str]]:
+    """For each exercise with hidden cases, text that would give them away, derived from the cases themselves (no
+    list typed here): the repr of each hidden case that is not a visible one, each string of 10 characters or more
+    in them (code that builds a module, a description) that no visible case holds, and each line of 16 characters
+    or more of their block (``lessons/exercises/hidden.py``) found nowhere else in its module."""
+    from lessons import exercises
+    from lessons.exercises import hidden
+
+    found = {}
+    for key, exercise in exercises.EXERCISES.items():
+        if not exercise.has_hidden:
+            continue
+        visible = {repr(c) for c in _cases_of(exercise.cases)} | set(_strings(exercise.cases))
+        cases = exercise.hidden_cases()
+        prints = {repr(c) for c in _cases_of(cases)} | {s for s in _strings(cases) if len(s) >= 10}
+        source = Path(sys.modules[exercise.verify.__module__].__file__ or "").read_text(encoding="utf-8")
+        rest = hidden.without_hidden_cases(source)
+        lines = {line.strip() for line in hidden.hidden_blocks(source)[exercise.hidden].splitlines()}
+        found[key] = (prints - visible) | {line for line in lines if len(line) >= 16 and line not in rest}
+        assert found[key], key  # every exercise's hidden cases can be told
+    return found
+
+
+def leaked(folder: Path) -> list[str]:
+    """Each file of ``folder`` that holds text of a hidden case (``hidden_fingerprints``), with that text."""
+    prints = {text for texts in hidden_fingerprints().values() for text in texts}
+    found = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        text = path.read_bytes().decode("utf-8", errors="replace")
+        found += [f"{path.relative_to(folder)}: {t!r}" for t in sorted(prints) if t in text]
+    return found
+
+
+def test_the_handout_holds_no_hidden_case(edition: Path) -> None:
+    """The exercises' hidden cases are for grading: no file of the handout holds any of their inputs or expected
+    values, which the project's check modules do hold; with them stripped, a grade of the hidden cases fails loudly
+    (a teacher's setup error), never passes."""
+    assert not leaked(edition)
+    assert leaked(utils.ROOT / "lessons" / "exercises")  # the fingerprints find the cases where they are
+    code = ("from lessons import exercises\nimport utils\nassert exercises.__file__.startswith(str(utils.ROOT))\n"
+            "exercises.grade('01', 2, lambda value, n: [], hidden=True)")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, "-c", code], cwd=edition, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode != 0 and "LookupError" in done.stderr and "has no hidden cases" in done.stderr, (
+        done.stdout + done.stderr)
 
 
 def test_handout_requirements_leave_out_nbgrader(edition: Path) -> None:

@@ -31,7 +31,7 @@ class Labels:
     answer: str  # the first line of exercise {number}'s answer cell, which holds a stub the student replaces
     solution_of: str  # the first line of the solution of exercise {number}, under the solutions heading
     unanswered: str  # what the check of an exercise prints for the stub ...
-    correct: str  # ... and a solution's own check, strict, for the reference solution (lessons/exercises.py)
+    correct: str  # ... and a solution's own check, strict, for the reference solution (lessons/exercises/)
 
 
 LANGUAGES = {

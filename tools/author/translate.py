@@ -129,7 +129,7 @@ EXPECTED_ERROR = {
 """The line ``utils.expect_error`` prints above an error shown on purpose, in each language (``utils.EXPECTED_ERROR``:
 tests/test_translate.py checks they agree; here, so that syncing does not import torch)."""
 CHECK_LINE = re.compile(r"^(Exercise \d+: |练习\d+：)", re.MULTILINE)
-"""A line that an exercise's check (``lessons/exercises.py``) may have printed."""
+"""A line that an exercise's check (``lessons/exercises/``) may have printed."""
 
 
 def in_language(output: Any, lang: str) -> Any:

@@ -17,7 +17,9 @@ wherever nbgrader puts it. In each notebook, for exercise N:
   ``exercises.grade``, which raises AssertionError with the check's sentence unless the answer is right; where the
   check has hidden cases (``Exercise.has_hidden``: other inputs for a function or class), the cell also runs them in
   a ``### BEGIN HIDDEN TESTS`` region, which the released notebook leaves out and ``nbgrader autograde`` puts back,
-  so that an answer fitted to the visible cases does not get the points;
+  so that an answer fitted to the visible cases does not get the points: the region holds the cases (the check
+  module's hidden block, ``lessons/exercises/hidden.py``), then the grade call that passes them. The course's copy
+  of ``lessons/`` has those blocks stripped, so the release holds the cases nowhere;
 - where the exercise also asks why (``Exercise.explain``), a manually graded answer cell follows, worth
   ``Exercise.explain_points``; its reference text is the markdown under the solution's check in ``## Solutions``;
 - the ``## Solutions`` section is left out.
@@ -42,6 +44,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from lessons import exercises  # noqa: E402
+from lessons.exercises import hidden  # noqa: E402
 from tools.author import core, editions  # noqa: E402
 
 COURSE_ID = "pytorch-gpu-notebooks"
@@ -209,7 +212,8 @@ def assignment(nb: nbformat.NotebookNode, lesson: str, lang: str = "en") -> nbfo
 
 def grading_source(check: str, found: exercises.Exercise) -> str:
     """Return the autograded test cell for the exercise's check cell ``check`` (``exercises.check("NN", N, ...)``):
-    the same call as ``exercises.grade``, and its hidden cases in a hidden-tests region where the check has them."""
+    the same call as ``exercises.grade``, and where the check has hidden cases a hidden-tests region with their
+    block's code, then the call that grades them."""
     tree = ast.parse(check)
     call = tree.body[0].value if len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr) else None
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "check"):
@@ -219,7 +223,9 @@ def grading_source(check: str, found: exercises.Exercise) -> str:
     visible = check.strip().replace("exercises.check(", "exercises.grade(", 1)
     if not found.has_hidden:
         return visible
-    return "\n".join([visible, BEGIN_HIDDEN, visible[:-1] + ", hidden=True)", END_HIDDEN])
+    module = Path(sys.modules[found.verify.__module__].__file__ or "")
+    block = hidden.hidden_blocks(module.read_text(encoding="utf-8"))[found.hidden]
+    return "\n".join([visible, BEGIN_HIDDEN, block, visible[:-1] + f", hidden={found.hidden})", END_HIDDEN])
 
 
 def _comments(code: str) -> str:
@@ -263,6 +269,7 @@ def write_course(out: Path, paths: list[Path], lang: str = "en") -> list[Path]:
                                 ignore=shutil.ignore_patterns("__pycache__"))
             else:
                 shutil.copy2(ROOT / name, where)
+        hidden.strip_folder(target / "lessons")  # the hidden cases live in the test cells only (see grading_source)
         written.append(target / path.name)
     return written
 

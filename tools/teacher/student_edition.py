@@ -11,8 +11,9 @@ the old structure each solution cell is replaced by an empty cell that names its
 solution"; the Open-in-Colab link removed, since it opens the full edition), ``notebooks/assets/``, ``utils.py``,
 ``lessons/``, ``data/README.md``, the requirements files (without the teachers' nbgrader: ``TEACHERS_ONLY``),
 ``tools/setup.sh`` with ``tools/installer.sh``, and a
-README for students whose commands set the handout up and open it. The code cells (code, stored outputs, plots)
-are kept as stored. The prose is kept too, but for what would be wrong in a handout: the sentence under
+README for students whose commands set the handout up and open it. ``lessons/`` ships without the exercises' hidden
+cases (``lessons/exercises/hidden.py``), which only nbgrader's course holds. The code cells (code, stored outputs,
+plots) are kept as stored. The prose is kept too, but for what would be wrong in a handout: the sentence under
 "Exercises" that points at the solutions now says where to write the answer, and a file of the project that the
 handout does not ship (``benchmarks/RESULTS.md``, ``tools/author/run_notebooks.py``, ``notebooks/timings.json``, ...)
 becomes a link to its published copy on GitHub. The notebooks find ``utils.py`` in the folder above them, so the
@@ -257,6 +258,9 @@ def write_edition(out: Path) -> list[Path]:
             target.write_text(students_requirements(source.read_text(encoding="utf-8")), encoding="utf-8")
         else:
             shutil.copy2(source, target)
+    from lessons.exercises import hidden  # only here: importing the exercises imports torch
+
+    hidden.strip_folder(out / "lessons")  # the hidden cases are for grading: a student never has them
     (out / "README.md").write_text(STUDENT_README, encoding="utf-8")
     (out / "README.zh.md").write_text(readme("zh"), encoding="utf-8")
     written = {}
