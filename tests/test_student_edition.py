@@ -39,6 +39,7 @@ NOTEBOOKS = sorted((utils.ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 BOTH = [(lang, path) for lang, labels in editions.LANGUAGES.items() for path in sorted(labels.folder.glob("*.ipynb"))]
 PUBLISHED = re.escape(student_edition.PUBLISHED)
 PUBLISHED_LINK = re.compile(r"\[(`[^`\n]+`)\]\(" + PUBLISHED + r"/(?:blob|tree)/main/[^)]+\)")
+PUBLISHED_TEXT_LINK = re.compile(r"(\[[^\]\n]+\])\(" + PUBLISHED + r"/(?:blob|tree)/main/([^)]+)\)")
 NOT_SHIPPED = ["benchmarks/RESULTS.md", "tools/author/run_notebooks.py", "notebooks/timings.json"]
 
 
@@ -52,8 +53,9 @@ def edition() -> Iterator[Path]:
 
 
 def unlinked(markdown: str) -> str:
-    """Return handout markdown with each link to a published copy turned back into the code span it was."""
-    return PUBLISHED_LINK.sub(r"\1", markdown)
+    """Return handout markdown of a notebook in ``notebooks/`` with each link to a published copy turned back into
+    what it was: the code span naming the file, or the relative link to it."""
+    return PUBLISHED_TEXT_LINK.sub(r"\1(../\2)", PUBLISHED_LINK.sub(r"\1", markdown))
 
 
 def assert_kept(before: nbformat.NotebookNode, after: nbformat.NotebookNode) -> None:
