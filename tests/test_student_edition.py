@@ -39,7 +39,7 @@ NOTEBOOKS = sorted((utils.ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 BOTH = [(lang, path) for lang, labels in editions.LANGUAGES.items() for path in sorted(labels.folder.glob("*.ipynb"))]
 PUBLISHED = re.escape(student_edition.PUBLISHED)
 PUBLISHED_LINK = re.compile(r"\[(`[^`\n]+`)\]\(" + PUBLISHED + r"/(?:blob|tree)/main/[^)]+\)")
-PUBLISHED_TEXT_LINK = re.compile(r"(\[[^\]\n]+\])\(" + PUBLISHED + r"/(?:blob|tree)/main/([^)]+)\)")
+PUBLISHED_RELATIVE = re.compile(r"\[([^`\]\n][^\]\n]*)\]\(" + PUBLISHED + r"/(?:blob|tree)/main/([^)]+)\)")
 NOT_SHIPPED = ["benchmarks/RESULTS.md", "tools/author/run_notebooks.py", "notebooks/timings.json"]
 
 
@@ -52,10 +52,12 @@ def edition() -> Iterator[Path]:
     shutil.rmtree(parent, ignore_errors=True)
 
 
-def unlinked(markdown: str) -> str:
-    """Return handout markdown of a notebook in ``notebooks/`` with each link to a published copy turned back into
-    what it was: the code span naming the file, or the relative link to it."""
-    return PUBLISHED_TEXT_LINK.sub(r"\1(../\2)", PUBLISHED_LINK.sub(r"\1", markdown))
+def unlinked(markdown: str, folder: str = "notebooks") -> str:
+    """Return handout markdown (of a notebook in the project's ``folder``) with each link to a published copy turned
+    back into what it was: a code span, or a relative link from that folder."""
+    up = "../" * len(Path(folder).parts)
+    relinked = PUBLISHED_RELATIVE.sub(lambda m: f"[{m.group(1)}]({up}{m.group(2)})", markdown)
+    return PUBLISHED_LINK.sub(r"\1", relinked)
 
 
 def assert_kept(before: nbformat.NotebookNode, after: nbformat.NotebookNode) -> None:
