@@ -169,7 +169,7 @@ def check_runtime() -> None:
 
 
 _ANSI_CODE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-"""A terminal colour or cursor code, which tools print when told to colour (ipykernel 7.4 sets FORCE_COLOR=1)."""
+"""A terminal colour or cursor code, which tools print when told to colour (a kernel may set FORCE_COLOR=1)."""
 
 
 def _last_line(captured: str) -> str:
@@ -419,7 +419,7 @@ def evaluate(
     return total_loss.item() / max(count, 1), correct.item() / max(count, 1)
 
 
-# ---- Figures anyone can read (issue 28) -----------------------------------------------------------------------------
+# ---- Figures anyone can read ----------------------------------------------------------------------------------------
 PALETTE: tuple[str, ...] = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#000000")
 """Colours for lines, markers and bars: blue, vermillion, bluish green, reddish purple and black, the colours of Okabe
 and Ito's colour-blind-safe palette that stand out from a white background at least 3:1 (WCAG 2.2, 1.4.11). Plots
@@ -432,10 +432,11 @@ FIGURE_METADATA = "figure_description"
 def show_figure(fig: Any, en: str, zh: str) -> None:
     """Show the matplotlib figure ``fig`` with its description, ``en`` or ``zh`` as ``set_language`` says, as alt text.
 
-    The output is HTML, an ``<img>`` holding the PNG with the description as its ``alt``: JupyterLab 4.6 shows no alt
+    The output is HTML, an ``<img>`` holding the PNG with the description as its ``alt``: JupyterLab shows no alt
     text for an ``image/png`` output, whatever its metadata says, but keeps the ``alt`` of HTML. Its plain-text form
     is the description (for text-only front ends), and its metadata holds both languages under ``FIGURE_METADATA``
-    (for the website and the Chinese twins). The figure is then closed, so the inline backend does not show it again.
+    (so that the tests can check each edition's description). The figure is then closed, so the inline backend does
+    not show it again.
     """
     import base64
     import html
