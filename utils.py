@@ -233,7 +233,7 @@ def check_runtime() -> None:
 
 
 _ANSI_CODE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-"""A terminal colour or cursor code, which tools print when told to colour (ipykernel 7.4 sets FORCE_COLOR=1)."""
+"""A terminal colour or cursor code, which tools print when told to colour (a kernel may set FORCE_COLOR=1)."""
 
 
 def _last_line(captured: str) -> str:
@@ -311,27 +311,36 @@ def amp_dtype(device: torch.device) -> torch.dtype:
     return torch.bfloat16 if device.type == "cpu" else torch.float16
 
 
-TF32_ENV = "NB_TF32"  # "emulated": the CPU rounds as an Ampere GPU does (emulated-TF32 lane, tests/tf32_emulation.py)
-
-
 def tf32_in_effect(device: torch.device, kind: str = "conv") -> bool:
     """Return True when float32 ``kind`` work on ``device`` computes in TF32 (10 mantissa bits, not float32's 23).
 
     ``kind``: ``"conv"`` for convolutions, whose flag ``torch.backends.cudnn.allow_tf32`` is on by default, or
     ``"matmul"`` for matrix products, whose flag is ``torch.get_float32_matmul_precision()`` other than
-    ``"highest"`` (the default is ``"highest"``). TF32 is in effect where the flag is on and the device computes in
-    it: a CUDA GPU of compute capability 8.0 or newer (A100, L4, H100; not a T4, 7.5), or any device while
-    ``NB_TF32=emulated`` says that the emulated-TF32 lane rounds as such a GPU does. Elsewhere (a CPU, Apple's
-    GPUs) False: notebooks 09 and 10 choose their tolerances and their words with it.
+    ``"highest"`` (the default is ``"highest"``). Where the flag is on, a CUDA GPU computes in TF32 from compute
+    capability 8.0 (A100, L4, H100; not a T4, 7.5), Apple's GPUs never; any other device (a CPU) is asked by a
+    small computation whose float32 and TF32 results differ. Notebooks 09 and 10 choose their
+    tolerances and their words with it.
     """
     if kind not in ("conv", "matmul"):
         raise ValueError(f"kind={kind!r}: use 'conv' or 'matmul'")
     flag = torch.backends.cudnn.allow_tf32 if kind == "conv" else torch.get_float32_matmul_precision() != "highest"
     if not flag:
         return False
-    if os.environ.get(TF32_ENV, "").strip().lower() == "emulated":
-        return True
-    return device.type == "cuda" and torch.cuda.get_device_capability(device) >= (8, 0)
+    if device.type == "cuda":
+        return torch.cuda.get_device_capability(device) >= (8, 0)
+    if device.type == "mps":  # Apple's GPUs have no TF32
+        return False
+    return _rounds_to_tf32(device, kind)
+
+
+def _rounds_to_tf32(device: torch.device, kind: str) -> bool:
+    """Return True when a float32 ``kind`` computation on ``device`` rounds its inputs to TF32: 9 products of
+    1 + 2**-11 + 2**-20 (exact in float32) and 1 add up to 9 * (1 + 2**-10) in TF32, to less in float32."""
+    x = torch.full((1, 1, 3, 3), 1 + 2**-11 + 2**-20, device=device)
+    w = torch.ones(1, 1, 3, 3, device=device)
+    with torch.no_grad(), torch.autocast(device.type, enabled=False):
+        out = torch.nn.functional.conv2d(x, w) if kind == "conv" else x.view(1, 9) @ w.view(9, 1)
+    return out.item() == 9 * (1 + 2**-10)
 
 
 # ---- Where does this live? -------------------------------------------------------------------------------------------
@@ -498,10 +507,11 @@ FIGURE_METADATA = "figure_description"
 def show_figure(fig: Any, en: str, zh: str) -> None:
     """Show the matplotlib figure ``fig`` with its description, ``en`` or ``zh`` as ``set_language`` says, as alt text.
 
-    The output is HTML, an ``<img>`` holding the PNG with the description as its ``alt``: JupyterLab 4.6 shows no alt
+    The output is HTML, an ``<img>`` holding the PNG with the description as its ``alt``: JupyterLab shows no alt
     text for an ``image/png`` output, whatever its metadata says, but keeps the ``alt`` of HTML. Its plain-text form
     is the description (for text-only front ends), and its metadata holds both languages under ``FIGURE_METADATA``
-    (for the website and the Chinese twins). The figure is then closed, so the inline backend does not show it again.
+    (so that the tests can check each edition's description). The figure is then closed, so the inline backend does
+    not show it again.
     """
     import base64
     import html

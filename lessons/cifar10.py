@@ -182,23 +182,14 @@ def unavailable_message(
     """Return what is said when real CIFAR-10 cannot be loaded: what failed (files found ``damaged``, by name; an
     interrupted or wrong download ``removed``), and where to get it and put it, in ``lang`` (``"en"`` or ``"zh"``;
     by default the edition's language, ``utils.set_language``). The words are ``UNAVAILABLE``'s."""
+    words = UNAVAILABLE[lang or utils.language()]
+    where = shown_path(root) + "/"
     names = [shown_path(path) for path in damaged or []]
-    shown_removed = shown_path(removed) if removed is not None else None
-    error_text = f"{type(error).__name__}: {error}"
-    return _unavailable_text(
-        lang or utils.language(), shown_path(root) + "/", error_text, download, names, shown_removed
-    )
-
-
-def _unavailable_text(lang: str, where: str, error: str, download: bool, names: list[str], removed: str | None) -> str:
-    """Return ``unavailable_message`` in ``lang`` from its parts, as shown (``stored_output`` parses them back
-    out of a stored message)."""
-    words = UNAVAILABLE[lang]
     if names:
         failed = words["damaged one" if len(names) == 1 else "damaged"].format(names=words["and"].join(names))
     else:
-        failed = words["download" if download else "find"].format(where=where, error=error)
-        failed += words["removed"].format(removed=removed) if removed is not None else ""
+        failed = words["download" if download else "find"].format(where=where, error=f"{type(error).__name__}: {error}")
+        failed += words["removed"].format(removed=shown_path(removed)) if removed is not None else ""
     return words["message"].format(failed=failed, where=where, **_cifar10_files())
 
 
@@ -210,41 +201,6 @@ def _cifar10_files() -> dict[str, str]:
     return {"url": CIFAR10.url, "archive": ARCHIVE, "page": PAGE, "folder": CIFAR10.base_folder}
 
 
-def _template_pattern(template: str, **fixed: str) -> str:
-    """Return a regular expression that matches ``template`` filled in: the fields in ``fixed`` as given, every other
-    field ``{name}`` as a group of that name (as short as the rest allows)."""
-    import re
-
-    parts = re.split(r"\{(\w+)\}", template)
-    return "".join(
-        re.escape(part) if index % 2 == 0 else re.escape(fixed[part]) if part in fixed else f"(?P<{part}>.+?)"
-        for index, part in enumerate(parts)
-    )
-
-
-def _parse_unavailable(text: str) -> tuple[int, int, tuple[str, str, bool, list[str], str | None]] | None:
-    """Return ``(start, end, (where, error, download, names, removed))`` of the first ``unavailable_message``
-    (in either language) in ``text``, else None."""
-    import re
-
-    for words in UNAVAILABLE.values():
-        found = re.search(_template_pattern(words["message"], **_cifar10_files()), text, flags=re.S)
-        if found is None:
-            continue
-        failed, where = found.group("failed"), found.group("where")
-        for key in ("damaged one", "damaged", "download", "find"):
-            for removed in [False, True] if key in ("download", "find") else [False]:
-                template = words[key] + words["removed"] * removed
-                part = re.fullmatch(_template_pattern(template, where=where), failed, flags=re.S)
-                if part is None:
-                    continue
-                fields = part.groupdict()
-                names = fields["names"].split(words["and"]) if "names" in fields else []
-                parts = (where, fields.get("error", ""), key != "find", names, fields.get("removed"))
-                return found.start(), found.end(), parts
-    return None
-
-
 def load_real(
     train: bool, root: str | os.PathLike[str] = DATA_DIR, download: bool = True, lang: str | None = None
 ) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -253,10 +209,9 @@ def load_real(
     torchvision checks the MD5 of every file it reads, every time (the unpacked batches; the archive before it
     unpacks it), downloads the archive when they are missing or damaged, and unpacks it: an archive copied from any
     mirror is checked the same way. If that fails (offline, blocked, corrupt file) this raises ONE RuntimeError,
-    ``unavailable_message`` in ``lang`` (by default the edition's language; notebook 06 shows this error,
-    and ``stored_output`` gives its stored copy the Chinese edition's words), which names the damaged files it
-    finds; an archive this call wrote that is not CIFAR-10's (a download cut off, or a wrong one) is deleted. It
-    never switches to other data (``datasets`` decides what happens next).
+    ``unavailable_message`` in ``lang`` (by default the edition's language; notebook 06 shows this error), which
+    names the damaged files it finds; an archive this call wrote that is not CIFAR-10's (a download cut off, or a
+    wrong one) is deleted. It never switches to other data (``datasets`` decides what happens next).
     """
     import tarfile
 
@@ -330,7 +285,7 @@ def generated_sample(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Return ``(train_images, train_labels, test_images, test_labels)`` of the quick sample, cached in ``root``.
 
-    The first call generates it (about a second) and writes one tensor file under ``root/cifar10-quick/`` with
+    The first call generates it and writes one tensor file under ``root/cifar10-quick/`` with
     ``atomic_save``; later calls read that file, so every run sees the same bytes. A damaged file is rebuilt.
     """
     path = Path(root) / "cifar10-quick" / f"sample-v1-seed{seed}-{n_train}-{n_test}.pt"
@@ -422,26 +377,6 @@ def data_label(dataset: CIFARArrays, lang: str | None = None) -> str:
     """Return what ``dataset`` holds, for outputs (``DATA_LABELS``): generated shapes or CIFAR-10, in ``lang``
     (``"en"`` or ``"zh"``; by default the edition's language, ``utils.set_language``)."""
     return DATA_LABELS["generated" if is_generated(dataset) else "real"][lang or utils.language()]
-
-
-def stored_output(text: str, lang: str) -> str:
-    """Return ``text``, a stored output of notebook 06 in either language, as the ``lang`` edition prints it.
-
-    A stored output is printed in quick mode: every ``unavailable_message`` in it (the error 06 shows on
-    purpose) is rebuilt from its parts in ``lang``, and the label of the generated shapes (``DATA_LABELS``) is put
-    in ``lang`` wherever it stands; "CIFAR-10" reads the same in both. Anything else is left as it is.
-    tools/author/translate.py gives every stored output of a Chinese notebook through this.
-    """
-    done = ""
-    while (found := _parse_unavailable(text)) is not None:
-        start, end, parts = found
-        done += text[:start] + _unavailable_text(lang, *parts)
-        text = text[end:]
-    text = done + text
-    for other, label in DATA_LABELS["generated"].items():
-        if other != lang:
-            text = text.replace(label, DATA_LABELS["generated"][lang])
-    return text
 
 
 def device_batches(

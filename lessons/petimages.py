@@ -1,7 +1,9 @@
-"""PetImages (dogs vs cats) for notebook 07 and benchmarks/petimages_preprocess.py: download, clean, decode, cache.
+"""PetImages (dogs vs cats) for notebook 07 and benchmarks/petimages_preprocess.py: get the photos, decode and clean
+them, report what was cleaned, cache the result.
 
-Lesson module (see ``lessons/__init__.py`` for where code lives): it imports ``utils``; ``utils`` never imports it.
-Its unit tests are in ``tests/test_petimages.py``.
+The download and extraction themselves are ``lessons/downloads.py``'s, the generated look-alikes
+``lessons/generated_pets.py``'s. Lesson module (see ``lessons/__init__.py``): it imports ``utils``; ``utils`` never
+imports it. Its unit tests are in ``tests/test_petimages.py``.
 """
 
 from __future__ import annotations
@@ -17,37 +19,26 @@ import numpy as np
 import torch
 
 import utils
+from lessons import downloads
 from utils import DATA_DIR, atomic_save, shown_path
 
 CLASSES: tuple[str, str] = ("Cat", "Dog")
 """Folder names under ``PetImages/``; an image's label is its folder's index here (cat 0, dog 1)."""
 
 KINDS: tuple[str, ...] = (
-    "kept",
-    "grayscale",
-    "CMYK",
-    "corrupt EXIF",
-    "truncated",
-    "zero-byte",
-    "not an image",
-    "unreadable",
+    "kept", "grayscale", "CMYK", "corrupt EXIF", "truncated", "zero-byte", "not an image", "unreadable",
 )
-"""Rows every cleaning report starts with (``make_quick`` writes one file of each): images kept, what
+"""Rows every cleaning report starts with (``generated_pets.make_quick`` writes one file of each): images kept, what
 some of them had (converted, warned about, decoded from a file that ends early), then three reasons to skip a file.
 Rows for other image modes and for the rarer reasons in ``SKIP_KINDS`` are added when they occur."""
 
 SKIP_KINDS: tuple[str, ...] = (
-    "zero-byte",
-    "not an image",
-    "unreadable",
-    "not a file",
-    "broken link",
-    "unsupported mode",
+    "zero-byte", "not an image", "unreadable", "not a file", "broken link", "unsupported mode",
 )
 """Why an entry of a class folder is skipped. Each entry is counted once: as "kept" or as one of these."""
 
 CACHE_FORMAT = 2
-"""Version of the cache file ``load_or_build`` writes (the first had no such key: names joined by "\n")."""
+"""Version of the cache file ``load_or_build`` writes; a cache of another version is rebuilt."""
 
 URL = (
     "https://download.microsoft.com/download/3/E/1/3E1C3F21-ECDB-4869-8368-6DEBA77B919F/kagglecatsanddogs_5340.zip"
@@ -64,76 +55,11 @@ ZIP_BYTES = 824_887_076
 """Exact size of ``kagglecatsanddogs_5340.zip``: a file of any other size is incomplete or not the right one."""
 
 ZIP_SHA256 = "b7974bd00a84a99921f36ee4403f089853777b5ae8d151c76a86e64900334af9"
-"""SHA-256 of Microsoft's ``kagglecatsanddogs_5340.zip``, so that a copy from any mirror can be checked. Not measured
-here (no download works where the project is tested): it is the value two independent public projects check this
-download against, Hugging Face datasets (``datasets/cats_vs_dogs/dataset_infos.json``, with the same 824,887,076
-bytes) and GoMLX (``examples/dogsvscats``)."""
+"""SHA-256 of Microsoft's ``kagglecatsanddogs_5340.zip`` (the value Hugging Face datasets and GoMLX check this
+download against), so that a copy from any mirror can be checked."""
 
 EXIF_WARNINGS = r"Possibly corrupt EXIF data|Corrupt EXIF data|Truncated File Read|Tag data larger than file"
 """What Pillow warns while reading a broken EXIF block; the wording depends on Pillow's version."""
-
-
-def download_file(url: str, path: str | os.PathLike[str], expected_bytes: int, sha256: str | None = None) -> Path:
-    """Download ``url`` to ``path`` (making its folder), with a progress bar, resuming a ``.part`` file; return path.
-
-    The file gets its name only when it has ``expected_bytes`` (and, if given, the SHA-256 ``sha256``): a complete
-    download of other contents is deleted and raises OSError, so nothing wrong is kept under ``path``."""
-    import urllib.request
-
-    path = Path(path)
-    part = path.with_name(path.name + ".part")
-    have = part.stat().st_size if part.is_file() else 0
-    if have > expected_bytes:  # cannot be the start of the right file: start again
-        part.unlink()
-        have = 0
-    if have < expected_bytes:
-        request = urllib.request.Request(url, headers={"Range": f"bytes={have}-"} if have else {})
-        with urllib.request.urlopen(request, timeout=60) as response:
-            if response.status != 206:  # the server ignored the range and sends everything
-                have = 0
-            from tqdm.auto import tqdm
-
-            part.parent.mkdir(parents=True, exist_ok=True)  # only once the server answered: offline, nothing is made
-            bar = tqdm(
-                total=expected_bytes,
-                initial=have,
-                unit="B",
-                unit_scale=True,
-                desc=path.name,
-                disable=utils.is_quick_mode(),
-            )
-            with open(part, "ab" if have else "wb") as file, bar:
-                while chunk := response.read(1 << 20):
-                    file.write(chunk)
-                    bar.update(len(chunk))
-    got = part.stat().st_size
-    if got != expected_bytes:
-        if got > expected_bytes:
-            part.unlink()
-        raise OSError(
-            utils.localized(
-                f"the download stopped at {got:,} of {expected_bytes:,} bytes; run again to resume",
-                f"下载停在了{got:,}字节处（共{expected_bytes:,}字节）；重新运行就会接着下载",
-            )
-        )
-    if sha256 is not None and (digest := file_sha256(part)) != sha256:
-        part.unlink()
-        raise OSError(
-            utils.localized(
-                f"the download from {url} is not the expected file (SHA-256 {digest}, not {sha256}); deleted",
-                f"从{url}下载的不是预期的文件（SHA-256是{digest}，而不是{sha256}）；已经删除",
-            )
-        )
-    os.replace(part, path)
-    return path
-
-
-def file_sha256(path: str | os.PathLike[str]) -> str:
-    """Return the SHA-256 of the file at ``path`` (hex digits), read in pieces (PetImages' zip: 0.7 CPU-seconds)."""
-    import hashlib
-
-    with open(path, "rb") as file:
-        return hashlib.file_digest(file, "sha256").hexdigest()
 
 
 def check_zip(zip_path: str | os.PathLike[str]) -> None:
@@ -148,7 +74,7 @@ def check_zip(zip_path: str | os.PathLike[str]) -> None:
                 f"{shown}有{size:,}字节，而不是{ZIP_BYTES:,}字节：它不完整，或者是别的文件；请删除它",
             )
         )
-    if (digest := file_sha256(zip_path)) != ZIP_SHA256:
+    if (digest := downloads.file_sha256(zip_path)) != ZIP_SHA256:
         raise OSError(
             utils.localized(
                 f"{shown} is damaged: its SHA-256 is {digest}, not {ZIP_SHA256}; delete it",
@@ -157,41 +83,18 @@ def check_zip(zip_path: str | os.PathLike[str]) -> None:
         )
 
 
-def safe_extract(zip_path: str | os.PathLike[str], dest: str | os.PathLike[str]) -> Path:
-    """Extract ``zip_path`` into ``dest`` after checking that no member lands outside ``dest``; return ``dest``."""
-    from pathlib import PurePosixPath
-
-    dest = Path(dest).resolve()
-    with zipfile.ZipFile(zip_path) as archive:
-        members = archive.infolist()
-        for member in members:
-            name = member.filename.replace("\\", "/")
-            inside = (dest / name).resolve().is_relative_to(dest)
-            if name.startswith("/") or ".." in PurePosixPath(name).parts or not inside:
-                raise ValueError(
-                    utils.localized(
-                        f"refusing to extract {member.filename!r}: it would land outside the target folder",
-                        f"拒绝解压{member.filename!r}：它会落到目标文件夹之外",
-                    )
-                )
-        for member in utils.progress(members, desc=utils.localized("extracting", "解压")):
-            archive.extract(member, dest)
-    return dest
-
-
 def fetch(data_dir: str | os.PathLike[str] = DATA_DIR, url: str = URL) -> Path:
     """Return a PetImages folder (``Cat/`` and ``Dog/``): the real photos if they can be had, else generated ones.
 
-    The real photos: ``data_dir/petimages/PetImages``, downloaded (resumable) unless the zip is there already (put
-    there by hand, from any mirror), checked (``check_zip``: size and SHA-256) and extracted the first
-    time; an extraction that fails leaves nothing behind. When that fails (offline, refused, interrupted, a zip
-    of the wrong size or a damaged one, named), it prints a banner to stderr that says what failed, where to get
-    the zip (``PAGE``) and where to put it, and how to switch on quick mode; then it goes on with a
-    generated set of the real one's size (``make_generated``) under ``data_dir/petimages-generated``.
-    With ``NB_STRICT_DATA=1`` it raises RuntimeError with that message instead. With ``NB_GENERATED_DATA=1`` it
-    returns the generated set at once and says so. ``data_label`` tells which kind a folder holds.
+    The real photos: ``data_dir/petimages/PetImages``, from the zip in ``data_dir`` (put there by hand, from any
+    mirror) or downloaded, checked (``check_zip``) and extracted the first time; a failed extraction leaves nothing.
+    When that fails, a banner on stderr says what failed and how to get the zip (``missing_message``), and a
+    generated set of the real one's size (``generated_pets.make_generated``) takes its place; ``NB_STRICT_DATA=1``
+    raises RuntimeError instead, ``NB_GENERATED_DATA=1`` takes the generated set at once and says so.
     """
     import shutil
+
+    from lessons import generated_pets  # here: it imports this module
 
     data_dir = Path(data_dir)
     if utils.env_flag(utils.GENERATED_ENV):
@@ -201,7 +104,7 @@ def fetch(data_dir: str | os.PathLike[str] = DATA_DIR, url: str = URL) -> Path:
                 f"已设置{utils.GENERATED_ENV}：使用25,000张生成的、类似PetImages的JPEG图片，不是真实的照片",
             )
         )
-        return make_generated(data_dir / "petimages-generated")
+        return generated_pets.make_generated(data_dir / "petimages-generated")
     pets = data_dir / "petimages" / "PetImages"
     if pets.is_dir():
         return pets
@@ -209,11 +112,11 @@ def fetch(data_dir: str | os.PathLike[str] = DATA_DIR, url: str = URL) -> Path:
     tmp = data_dir / "petimages.part"
     try:
         if not zip_path.is_file():
-            download_file(url, zip_path, ZIP_BYTES, ZIP_SHA256)
+            downloads.download_file(url, zip_path, ZIP_BYTES, ZIP_SHA256)
         check_zip(zip_path)
         shutil.rmtree(tmp, ignore_errors=True)
         try:
-            safe_extract(zip_path, tmp)
+            downloads.safe_extract(zip_path, tmp)
         except (zipfile.BadZipFile, EOFError, zlib.error, ValueError) as error:  # checked, yet cannot be unpacked
             raise OSError(
                 utils.localized(
@@ -235,7 +138,7 @@ def fetch(data_dir: str | os.PathLike[str] = DATA_DIR, url: str = URL) -> Path:
             f"而不是关于真实照片的。\n（设置{utils.STRICT_DATA_ENV}=1可以让它在这里停止。）",
         )
         utils.announce_generated_data(message, goes_on)
-        return make_generated(data_dir / "petimages-generated")
+        return generated_pets.make_generated(data_dir / "petimages-generated")
     shutil.rmtree(pets.parent, ignore_errors=True)
     os.replace(tmp, pets.parent)  # an interrupted extraction never looks finished
     return pets
@@ -272,7 +175,7 @@ the real one's size (its word GENERATED kept in Chinese too, as the banner says 
 def data_label(pets: str | os.PathLike[str], lang: str | None = None) -> str:
     """Return what the PetImages folder ``pets`` holds, for outputs (``DATA_LABELS``): the quick sample, generated
     or real photos, in ``lang`` (``"en"`` or ``"zh"``; by default the edition's language, ``utils.set_language``)."""
-    stamp = Path(pets) / "done.txt"  # written by make_quick and make_generated, last
+    stamp = Path(pets) / "done.txt"  # written last by generated_pets.make_quick and make_generated
     text = stamp.read_text() if stamp.is_file() else ""
     kind = "quick" if text.startswith("quick PetImages") else "real"
     kind = "generated" if text.startswith("generated PetImages") else kind
@@ -280,17 +183,9 @@ def data_label(pets: str | os.PathLike[str], lang: str | None = None) -> str:
 
 
 KIND_NAMES_ZH: dict[str, str] = {
-    "kept": "保留",
-    "grayscale": "灰度",
-    "CMYK": "CMYK",
-    "corrupt EXIF": "EXIF损坏",
-    "truncated": "被截断",
-    "zero-byte": "零字节",
-    "not an image": "不是图片",
-    "unreadable": "无法读取",
-    "not a file": "不是文件",
-    "broken link": "失效的链接",
-    "unsupported mode": "不支持的模式",
+    "kept": "保留", "grayscale": "灰度", "CMYK": "CMYK", "corrupt EXIF": "EXIF损坏", "truncated": "被截断",
+    "zero-byte": "零字节", "not an image": "不是图片", "unreadable": "无法读取", "not a file": "不是文件",
+    "broken link": "失效的链接", "unsupported mode": "不支持的模式",
 }
 """The Chinese names of the cleaning report's rows (``KINDS``, ``SKIP_KINDS``); a row for another image mode
 than these (P, LA, I;16...) reads "P模式"."""
@@ -315,27 +210,17 @@ def cleaning_report(data: dict[str, Any], pets: str | os.PathLike[str], lang: st
     entries skipped, one row per reason. A last line names the first ``REPORT_SHOWS`` skipped entries with their
     reason (and detail). Every row of ``KINDS`` is there, zero or not; rarer kinds only when they occur.
     """
-    counts = data["counts"]
+    counts, skipped, lang = data["counts"], data["skipped"], lang or utils.language()
     kinds = dict.fromkeys(kind for name in CLASSES for kind in counts[name])  # KINDS, then rarer ones
     ordered = sorted(kinds, key=lambda kind: (kind != "kept", kind in SKIP_KINDS))  # stable: kept, notes, skips
-    rows = [(kind, [counts[name].get(kind, 0) for name in CLASSES]) for kind in ordered]
-    skipped, lang = data["skipped"], lang or utils.language()
-    return _report_text(data_label(pets, lang), rows, skipped[:REPORT_SHOWS], len(skipped) > REPORT_SHOWS, lang)
-
-
-def _report_text(
-    label: str, rows: list[tuple[str, list[int]]], shown: list[tuple[str, str, str]], more: bool, lang: str
-) -> str:
-    """Return the cleaning report's text in ``lang`` from its parts (``cleaning_report``; ``stored_output`` parses
-    them back out of a stored report)."""
-    names = [_row_name(kind, lang) for kind, _ in rows]
+    label, names = data_label(pets, lang), [_row_name(kind, lang) for kind in ordered]
     width = max(28, *(_width(text) + 2 for text in [label, *names]))  # Chinese characters take two columns
     lines = [_pad(label, width) + "".join(f"{name:>8}" for name in CLASSES)]
-    lines += [
-        _pad(name, width) + "".join(f"{n:>8,}" for n in counts) for name, (_, counts) in zip(names, rows, strict=True)
-    ]
+    lines += [_pad(_row_name(kind, lang), width) + "".join(f"{counts[name].get(kind, 0):>8,}" for name in CLASSES)
+              for kind in ordered]
     head, none, etc, comma = SKIPPED_LINE[lang]
-    return "\n".join([*lines, head + (comma.join(_item(*entry, lang) for entry in shown) + etc * more or none)])
+    listed = comma.join(_item(*entry, lang) for entry in skipped[:REPORT_SHOWS])
+    return "\n".join([*lines, head + (listed + etc * (len(skipped) > REPORT_SHOWS) or none)])
 
 
 SKIPPED_LINE = {"en": ("skipped: ", "none", ", ...", ", "), "zh": ("跳过的条目：", "无", "……", "、")}
@@ -380,14 +265,14 @@ def _row_name(kind: str, lang: str) -> str:
 
 
 def _detail(detail: str, lang: str) -> str:
-    """Return the detail of a skipped entry in ``lang`` (the fixed ones: ``DETAILS_ZH``, ``THIRTY_TWO_BITS``),
-    from a detail in either language."""
-    for template in THIRTY_TWO_BITS.values():
-        tail = template.removeprefix("{}")
-        if detail.endswith(tail) and len(detail) > len(tail):
-            return THIRTY_TWO_BITS[lang].format(detail[: -len(tail)])
-    english = {zh: en for en, zh in DETAILS_ZH.items()}.get(detail, detail)
-    return DETAILS_ZH.get(english, english) if lang == "zh" else english
+    """Return the English ``detail`` of a skipped entry in ``lang`` (the fixed ones: ``DETAILS_ZH``,
+    ``THIRTY_TWO_BITS``; an error's type or the system's message stays as it is)."""
+    tail = THIRTY_TWO_BITS["en"].removeprefix("{}")
+    if lang != "zh":
+        return detail
+    if detail.endswith(tail) and len(detail) > len(tail):
+        return THIRTY_TWO_BITS["zh"].format(detail[: -len(tail)])
+    return DETAILS_ZH.get(detail, detail)
 
 
 def _width(text: str) -> int:
@@ -400,99 +285,6 @@ def _width(text: str) -> int:
 def _pad(text: str, width: int) -> str:
     """Return ``text`` with spaces after it up to ``width`` columns (``_width``)."""
     return text + " " * (width - _width(text))
-
-
-def stored_output(text: str, lang: str) -> str:
-    """Return ``text``, a stored output of notebook 07 in either language, as the ``lang`` edition prints it.
-
-    A stored output is printed in quick mode: its cleaning report (``cleaning_report``, found by its shape and
-    its rows' names) is rebuilt from its numbers in ``lang``, and the labels that can appear in it, the quick
-    sample's and the generated set's (``DATA_LABELS``), are put in ``lang`` wherever they stand. Anything else is
-    left as it is. tools/author/translate.py gives every stored output of a Chinese notebook through this.
-    """
-    lines = text.split("\n")
-    index = 0
-    while index < len(lines):
-        found = _parse_report(lines, index)
-        if found is None:
-            index += 1
-            continue
-        end, (label, rows, shown, more) = found
-        label = next(names[lang] for names in DATA_LABELS.values() if label in names.values())
-        report = _report_text(label, rows, shown, more, lang).split("\n")
-        lines[index:end] = report
-        index += len(report)
-    text = "\n".join(lines)
-    for kind in ("generated", "quick"):  # distinct enough to find inside any sentence; "real photos" is not
-        for other, label in DATA_LABELS[kind].items():
-            if other != lang:
-                text = text.replace(label, DATA_LABELS[kind][lang])
-    return text
-
-
-def _parse_report(
-    lines: list[str], start: int
-) -> tuple[int, tuple[str, list[tuple[str, list[int]]], list[tuple[str, str, str]], bool]] | None:
-    """Return ``(end, (label, rows, shown, more))`` if ``lines[start:end]`` is a cleaning report in either language
-    (``_report_text``'s arguments), else None."""
-    import re
-
-    columns = r" +".join(re.escape(name) for name in CLASSES)
-    header = re.fullmatch(rf"(.*?) +{columns}", lines[start])
-    labels = [label for names in DATA_LABELS.values() for label in names.values()]
-    if header is None or header.group(1) not in labels:
-        return None
-    number = r"[\d,]+"
-    rows, index = [], start + 1
-    while index < len(lines):
-        row = re.fullmatch(rf"(.*?) +({number}(?: +{number}){{{len(CLASSES) - 1}}})", lines[index])
-        kind = row and _kind_of_row(row.group(1))
-        if not kind:
-            break
-        rows.append((kind, [int(n.replace(",", "")) for n in row.group(2).split()]))
-        index += 1
-    if not rows or index == len(lines):
-        return None
-    listed = _parse_skipped(lines[index])
-    if listed is None:
-        return None
-    return index + 1, (header.group(1), rows, *listed)
-
-
-def _kind_of_row(name: str) -> str | None:
-    """Return the kind whose row starts with ``name`` (``_row_name`` in either language), None if there is none."""
-    known = {_row_name(kind, lang): kind for kind in KIND_NAMES_ZH for lang in utils.LANGUAGES}
-    if name in known:
-        return known[name]
-    for prefix, suffix in (("  of them ", ""), ("  其中", "模式")):  # a row for another image mode
-        if name.startswith(prefix) and name.endswith(suffix) and len(name) > len(prefix) + len(suffix):
-            return name[len(prefix) : len(name) - len(suffix)]
-    return None
-
-
-def _parse_skipped(line: str) -> tuple[list[tuple[str, str, str]], bool] | None:
-    """Return ``(shown, more)`` from the cleaning report's last line in either language, None if it is not one."""
-    import re
-
-    for lang, (head, none, etc, _) in SKIPPED_LINE.items():
-        if not line.startswith(head):
-            continue
-        rest = line[len(head) :]
-        if rest == none:
-            return [], False
-        more = rest.endswith(etc)
-        rest = rest.removesuffix(etc)
-        names = {_kind_name(kind, lang): kind for kind in SKIP_KINDS}
-        kinds = "|".join(re.escape(name) for name in names)
-        if lang == "zh":
-            item = rf"(.+?)（({kinds})(?:：([^（）]*))?）(?:、|$)"
-        else:
-            item = rf"(.+?) \(({kinds})(?:: ([^()]*))?\)(?:, |$)"
-        found = list(re.finditer(item, rest))
-        if "".join(match.group(0) for match in found) != rest:
-            return None
-        return [(match.group(1), names[match.group(2)], _detail(match.group(3) or "", "en")) for match in found], more
-    return None
 
 
 def load_photo(
@@ -576,15 +368,8 @@ def _file_type(mode: int) -> str:
     """Return ``"file"`` for a regular file's ``st_mode``, else what it is: directory, FIFO, socket or device."""
     import stat
 
-    if stat.S_ISREG(mode):
-        return "file"
-    return (
-        "directory"
-        if stat.S_ISDIR(mode)
-        else "FIFO"
-        if stat.S_ISFIFO(mode)
-        else ("socket" if stat.S_ISSOCK(mode) else "device")
-    )
+    kinds = [(stat.S_ISREG, "file"), (stat.S_ISDIR, "directory"), (stat.S_ISFIFO, "FIFO"), (stat.S_ISSOCK, "socket")]
+    return next((name for test, name in kinds if test(mode)), "device")
 
 
 def _decode(source: Any, size: int) -> tuple[np.ndarray, str]:
@@ -800,139 +585,3 @@ def _read_cache(
         )
     del stored["format"]
     return {**stored, "files": files, "fingerprint": fingerprint}, ""
-
-
-def make_quick(root: str | os.PathLike[str], per_class: int = 400, seed: int = 0) -> Path:
-    """Write a deterministic cats-vs-dogs sample in the real layout under ``root``; return its ``PetImages`` folder.
-
-    Cats have pointed ears and striped foreheads, dogs floppy ears and spots; size, place, brightness, clutter
-    and noise vary, a fifth are grayscale. With ``per_class`` >= 6, one file of every kind in ``KINDS`` is
-    among them (``Dog/2.jpg`` lacks the last quarter of its bytes) or added. A sample already there with the
-    same settings is kept.
-    """
-    import io
-    import struct
-
-    from PIL import Image
-
-    pets = Path(root) / "PetImages"
-    stamp = f"quick PetImages v2: {per_class} per class, seed {seed}\n"
-    if _already_written(pets, stamp):
-        return pets
-    rng = np.random.default_rng(seed)
-    noise = Image.fromarray(rng.normal(128, 60, (512, 512)).clip(0, 255).astype(np.uint8))
-    # EXIF whose only tag points past the end of the block: Pillow warns while reading it
-    bad_exif = b"Exif\0\0II*\0" + struct.pack("<IHHHII", 8, 1, 0x010E, 2, 40, 30) + bytes(26)
-    for index in range(per_class):
-        for label, name in enumerate(CLASSES):
-            image = _draw_pet(rng, dog=bool(label), noise=noise)
-            path = pets / name / f"{index}.jpg"
-            if (label, index) == (0, 3):
-                image.save(path, quality=85, exif=bad_exif)
-            elif (label, index) == (1, 5):
-                image.convert("CMYK").save(path, quality=85)
-            elif (label, index) == (1, 2):  # cut off, as by an interrupted copy
-                buffer = io.BytesIO()
-                image.save(buffer, "JPEG", quality=85)
-                path.write_bytes(buffer.getvalue()[: len(buffer.getvalue()) * 3 // 4])
-            else:
-                image.save(path, quality=85)
-    (pets / "Cat" / "666.jpg").write_bytes(b"")  # the real set's two zero-byte files
-    (pets / "Dog" / "11702.jpg").write_bytes(b"")
-    (pets / "Cat" / "Thumbs.db").write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(504))  # Windows' thumbnails
-    (pets / "Dog" / f"{per_class}.jpg").write_bytes(b"<html>this is a web page, not a JPEG</html>\n")
-    (pets / "done.txt").write_text(stamp)
-    return pets
-
-
-def _already_written(pets: Path, stamp: str) -> bool:
-    """True if ``pets/done.txt`` holds ``stamp``; otherwise empty ``pets`` and create its class folders."""
-    import shutil
-
-    if (pets / "done.txt").is_file() and (pets / "done.txt").read_text() == stamp:
-        return True
-    shutil.rmtree(pets, ignore_errors=True)
-    for name in CLASSES:
-        (pets / name).mkdir(parents=True)
-    return False
-
-
-def make_generated(
-    root: str | os.PathLike[str], per_class: int = 12_500, seed: int = 0, workers: int | None = None
-) -> Path:
-    """Write a PetImages-like set of the real one's size under ``root``; return its ``PetImages`` folder.
-
-    For full mode on a machine that cannot download the real photos (``NB_GENERATED_DATA=1``): ``per_class``
-    JPEGs per class drawn like the quick sample's, but 300-500 pixels wide like the real photos, written by
-    ``workers`` processes (default: one per core). A set already there with the same settings is kept.
-    """
-    from concurrent.futures import ProcessPoolExecutor
-
-    pets = Path(root) / "PetImages"
-    stamp = f"generated PetImages v1: {per_class} per class, seed {seed}\n"
-    if _already_written(pets, stamp):
-        return pets
-    chunks = [(str(pets), start, min(start + 250, per_class), seed) for start in range(0, per_class, 250)]
-    with ProcessPoolExecutor(workers) as pool:
-        list(pool.map(_write_generated_chunk, chunks))
-    (pets / "done.txt").write_text(stamp)
-    return pets
-
-
-def _write_generated_chunk(chunk: tuple[str, int, int, int]) -> None:
-    """Write images ``start`` to ``stop`` of both classes (for ``make_generated``; one process each)."""
-    from PIL import Image
-
-    pets, start, stop, seed = chunk
-    rng = np.random.default_rng((seed, start))
-    noise = Image.fromarray(rng.normal(128, 60, (640, 640)).clip(0, 255).astype(np.uint8))
-    for index in range(start, stop):
-        for label, name in enumerate(CLASSES):
-            image = _draw_pet(rng, dog=bool(label), noise=noise, widths=(300, 501))
-            image.save(f"{pets}/{name}/{index}.jpg", quality=85)
-
-
-def _draw_pet(rng: np.random.Generator, dog: bool, noise: Any, widths: tuple[int, int] = (120, 360)) -> Any:
-    """Return one generated PIL image of a cat or dog face among clutter, ``widths`` pixels wide (low, high)."""
-    from PIL import Image, ImageDraw
-
-    width = int(rng.integers(*widths))
-    height = int(width * rng.uniform(0.6, 1.25))
-    side = min(width, height)
-    background = int(rng.integers(0, 256))
-    fur = int((background + rng.integers(70, 186)) % 256)  # the animal always stands out from the background
-    image = Image.new("L", (width, height), background)
-    draw = ImageDraw.Draw(image)
-    for _ in range(int(rng.integers(1, 6))):  # clutter that both classes share
-        x, y, r = rng.uniform(0, width), rng.uniform(0, height), rng.uniform(0.05, 0.2) * side
-        if rng.random() < 0.5:
-            draw.ellipse((x - r, y - r, x + r, y + r), fill=int(rng.integers(0, 256)))
-        else:
-            draw.regular_polygon((x, y, r), 3, rotation=float(rng.uniform(0, 360)), fill=int(rng.integers(0, 256)))
-    r = rng.uniform(0.15, 0.3) * side
-    cx, cy = rng.uniform(0.3, 0.7) * width, rng.uniform(0.4, 0.65) * height
-    for s in (-1, 1):
-        if dog:  # floppy ears beside the head
-            draw.ellipse((cx + s * 0.85 * r - 0.35 * r, cy - 0.6 * r, cx + s * 0.85 * r + 0.35 * r, cy + r), fill=fur)
-        else:  # pointed ears on top
-            tip = (cx + s * 0.85 * r, cy - 1.5 * r)
-            draw.polygon([(cx + s * 0.95 * r, cy - 0.2 * r), (cx + s * 0.15 * r, cy - 0.75 * r), tip], fill=fur)
-    draw.ellipse((cx - r, cy - 0.85 * r, cx + r, cy + 0.85 * r), fill=fur)
-    mark = int(np.clip(fur + rng.choice([-1, 1]) * 45, 0, 255))  # faint markings, and the eyes
-    if dog:  # spots
-        for _ in range(4):
-            x, y, e = cx + rng.uniform(-0.6, 0.6) * r, cy + rng.uniform(-0.5, 0.5) * r, rng.uniform(0.08, 0.15) * r
-            draw.ellipse((x - e, y - e, x + e, y + e), fill=mark)
-    else:  # stripes on the forehead
-        for k in (-1, 0, 1):
-            line = (cx + k * 0.25 * r, cy - 0.8 * r, cx + k * 0.2 * r, cy - 0.4 * r)
-            draw.line(line, fill=mark, width=max(1, int(0.08 * r)))
-    for s in (-1, 1):  # eyes
-        e = 0.12 * r
-        draw.ellipse((cx + s * 0.4 * r - e, cy - 0.15 * r - e, cx + s * 0.4 * r + e, cy - 0.15 * r + e), fill=mark)
-    x0, y0 = int(rng.integers(0, noise.width + 1 - width)), int(rng.integers(0, noise.height + 1 - height))
-    image = Image.blend(image, noise.crop((x0, y0, x0 + width, y0 + height)), float(rng.uniform(0.1, 0.35)))
-    if rng.random() < 0.8:  # tint four in five into RGB; the rest stay grayscale
-        rgb = np.asarray(image, dtype=np.float32)[..., None] * rng.uniform(0.6, 1.4, 3).astype(np.float32)
-        image = Image.fromarray(rgb.clip(0, 255).astype(np.uint8))
-    return image

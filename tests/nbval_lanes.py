@@ -40,7 +40,7 @@ SITECUSTOMIZE = Path(__file__).resolve().parent / "switch_site" / "sitecustomize
 TF32_SWITCH = f"""\
 import os, runpy
 import torch
-os.environ["NB_TF32"] = "emulated"  # utils.tf32_in_effect reads it; the processes started from now on inherit it
+os.environ["NB_TF32"] = "emulated"  # the processes started from now on inherit it (tests/switch_site)
 runpy.run_path({str(SITECUSTOMIZE)!r})  # installs tests/tf32_emulation.py's mode in this kernel
 x, w = torch.full((1, 1, 3, 3), 1 + 2**-11 + 2**-20), torch.ones(1, 1, 3, 3)
 with torch.backends.cudnn.flags(enabled=True, allow_tf32=True):

@@ -56,7 +56,7 @@ class StubModule(nn.Module):
 def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """What the notebooks give the checks: 06's checkpoint (of SETUP's model), 07's cleaned pets, 09's and 10's
     sizes."""
-    from lessons import petimages
+    from lessons import generated_pets, petimages
 
     root = tmp_path_factory.mktemp("corpus")
     torch.manual_seed(0)
@@ -66,7 +66,7 @@ def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     optimizer.step()
     checkpoint = root / "epoch_01.pt"
     torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": 1}, checkpoint)
-    pet_dir = petimages.make_quick(root / "pets", per_class=8)
+    pet_dir = generated_pets.make_quick(root / "pets", per_class=8)
     data = petimages.build(pet_dir, size=16, workers=1)
     setups = {}  # each exercise's setup runs once (05's trains four runs), each answer in a copy of its namespace
     for key, setup in corpus.SETUP.items():

@@ -115,7 +115,7 @@ CORPUS_STUDENTS = ("right", "wrong")
 CORPUS_SETUP = """
 import tempfile
 
-from lessons import exercises
+from lessons import exercises, generated_pets
 
 work = Path(tempfile.mkdtemp())
 run_dir = checkpoint_dir = work
@@ -125,7 +125,7 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
 nn.functional.cross_entropy(model(torch.randn(8, 4)), torch.randint(0, 3, (8,))).backward()
 optimizer.step()
 torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": 1}, work / "epoch_01.pt")
-pet_dir = petimages.make_quick(work / "pets", per_class=6)
+pet_dir = generated_pets.make_quick(work / "pets", per_class=6)
 data = petimages.build(pet_dir, size=16, workers=1)
 big_batch, largest, budget = 128, 22, 8 * 2**20
 """

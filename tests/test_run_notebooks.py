@@ -101,3 +101,23 @@ def test_coalesce_streams_joins_only_neighbours_of_one_stream() -> None:
     markdown = nbformat.v4.new_markdown_cell("text")
     run_notebooks.coalesce_streams(markdown)
     assert "outputs" not in markdown
+
+
+def test_each_english_notebook_runs_before_its_chinese_twin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In place both editions run, English first; a copy to --out is English unless --edition asks, the Chinese
+    copies in its zh/ folder."""
+    ran: list[tuple[str, Path | None]] = []
+
+    def run(path: Path, out: Path | None = None, passes: int = 1) -> float:
+        ran.append((path.relative_to(run_notebooks.NOTEBOOKS).as_posix(), out))
+        return 1.0
+
+    monkeypatch.setattr(run_notebooks, "run", run)
+    run_notebooks.main(["01", "--out", str(tmp_path), "--no-timings"])
+    assert ran == [("01_devices.ipynb", tmp_path)]
+    ran.clear()
+    run_notebooks.main(["01", "--out", str(tmp_path), "--no-timings", "--edition", "both"])
+    assert ran == [("01_devices.ipynb", tmp_path), ("zh/01_devices.ipynb", tmp_path / "zh")]
+    ran.clear()
+    run_notebooks.main(["01", "02", "--out", str(tmp_path), "--no-timings", "--edition", "zh"])
+    assert ran == [("zh/01_devices.ipynb", tmp_path / "zh"), ("zh/02_placement_checks.ipynb", tmp_path / "zh")]

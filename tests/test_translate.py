@@ -1,12 +1,15 @@
 """The Chinese edition cannot drift: every English notebook has a twin in notebooks/zh/, paired cell by cell, with
-nothing missing, stale or untranslated, the same code, outputs and structure, and the glossary's terms.
-Also the tool that keeps it in step, tools/author/translate.py, on small notebooks of its own."""
+nothing missing, stale or untranslated, the same code and structure, and the glossary's terms. Its outputs come from
+running it (tools/author/run_notebooks.py): the same code prints the same numbers, in Chinese where the lessons speak,
+and no line in two languages. Also the tool that keeps it in step, tools/author/translate.py, on small notebooks."""
 
 from __future__ import annotations
 
+import html
 import re
 import tokenize
 from pathlib import Path
+from typing import Any
 
 import nbformat
 import pytest
@@ -106,12 +109,60 @@ ANSWER_CELL = re.escape(editions.LANGUAGES["en"].answer).replace(r"\{number\}", 
 """The first line of an exercise's answer cell, which holds the stub a student replaces."""
 
 
+def compared(cell: Any) -> bool:
+    """True for a code cell whose outputs strict nbval compares: not tagged or marked to ignore its output or skip."""
+    tags = set(cell.metadata.get("tags", []))
+    markers = dict(find_comment_markers(cell.source))
+    ignored = {"nbval-ignore-output", "nbval-skip"} & tags or markers.get("check") is False or markers.get("skip")
+    return cell.cell_type == "code" and not ignored
+
+
+NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+SANITIZE_FILE = Path(__file__).resolve().parent / "nbval_sanitize.cfg"
+
+
+def sanitized(text: str) -> str:
+    """Return ``text`` with what nbval masks before it compares (tests/nbval_sanitize.cfg: memory addresses...)."""
+    import configparser
+
+    rules = configparser.ConfigParser()
+    rules.read(SANITIZE_FILE, encoding="utf-8")
+    for section in rules.sections():
+        text = re.sub(rules[section]["regex"], rules[section]["replace"], text)
+    return text
+
+
+def output_text(output: Any) -> str:
+    """Return what an output says in text: a stream's text, an error's type and message, else its text/plain."""
+    if output.get("output_type") == "stream":
+        return output.get("text", "")
+    if output.get("output_type") == "error":
+        return f"{output.get('ename')}: {output.get('evalue')}"
+    return str(output.get("data", {}).get("text/plain", ""))
+
+
+def same_numbers_problems(en_outputs: list[Any], zh_outputs: list[Any]) -> list[str]:
+    """Return how the Chinese outputs of a cell differ from the English ones beyond their words: another kind or
+    number of outputs (a stream's name included), or another multiset of numbers in any output (after what nbval
+    masks: ``sanitized``)."""
+    kinds = [(o.get("output_type"), o.get("name")) for o in en_outputs]
+    if [(o.get("output_type"), o.get("name")) for o in zh_outputs] != kinds:
+        return [f"outputs {kinds} in English, {[(o.get('output_type'), o.get('name')) for o in zh_outputs]} in Chinese"]
+    problems = []
+    for en, zh in zip(en_outputs, zh_outputs, strict=True):
+        en_numbers, zh_numbers = (sorted(NUMBER.findall(sanitized(output_text(o)))) for o in (en, zh))
+        if en_numbers != zh_numbers:
+            problems.append(f"numbers {en_numbers} in English, {zh_numbers} in Chinese")
+    return problems
+
+
 @pytest.mark.parametrize("path", ENGLISH, ids=IDS)
-def test_code_and_outputs_are_the_english_ones(path: Path) -> None:
+def test_same_code_and_same_numbers(path: Path) -> None:
     """Token for token but for comments; the exceptions are the generated setup cell, which is each edition's own
     (tools/author/template.py, compared with it by tests/test_hygiene.py): its messages are in its language; and
     the answer cells, whose stubs' docstrings and messages are Chinese: string literals may differ there, in
-    Chinese, everything else is token for token."""
+    Chinese, everything else is token for token. Every output nbval compares holds the English one's numbers, in
+    outputs of the same kinds: the same code, run in the other edition, computes the same."""
     en, zh = _pair(path)
     setup = next(cell.id for cell in en.cells if cell.cell_type == "code")
     for index, (en_cell, zh_cell) in enumerate(zip(en.cells, zh.cells, strict=True)):
@@ -128,10 +179,21 @@ def test_code_and_outputs_are_the_english_ones(path: Path) -> None:
         else:
             assert translate.code_tokens(zh_cell.source) == translate.code_tokens(en_cell.source), f"{where}: code"
         assert dict(find_comment_markers(zh_cell.source)) == dict(find_comment_markers(en_cell.source)), where
-        outputs = [translate.in_language(output, "zh") for output in en_cell.outputs]  # figures: described in Chinese
-        assert zh_cell.outputs == outputs and zh_cell.execution_count == en_cell.execution_count, where
+        assert zh_cell.execution_count == en_cell.execution_count, where
+        if compared(en_cell) and en_cell.id != setup:
+            assert not same_numbers_problems(en_cell.outputs, zh_cell.outputs), (where, same_numbers_problems(
+                en_cell.outputs, zh_cell.outputs))
         if en_cell.source.startswith(editions.LANGUAGES["en"].solution):
             assert zh_cell.source.startswith(editions.LANGUAGES["zh"].solution), f"{where}: solution marker"
+
+
+def test_same_numbers_catches_a_changed_number_or_output() -> None:
+    stream = nbformat.v4.new_output
+    english = [stream("stream", name="stdout", text="4 epochs, loss 0.512 on 3,000 images\n")]
+    assert not same_numbers_problems(english, [stream("stream", name="stdout", text="3,000张图像，4轮，损失0.512\n")])
+    assert same_numbers_problems(english, [stream("stream", name="stdout", text="3,000张图像，4轮，损失0.513\n")])
+    assert same_numbers_problems(english, [stream("stream", name="stderr", text="4 epochs, loss 0.512 on 3,000\n")])
+    assert same_numbers_problems(english, [*english, stream("display_data", data={"text/plain": "x"})])
 
 
 def test_the_setup_cells_differ_only_in_comments_and_the_words_of_their_messages() -> None:
@@ -439,17 +501,34 @@ def test_checks_catch_bad_translations() -> None:
     assert re.search(f"[{CJK}] +[A-Za-z0-9*\\[]", line) and re.search(f"[{CJK}][,;:?!()]", line)
 
 
-def test_a_figures_description_is_chinese_in_the_chinese_twin(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The Chinese twin's figure is what utils.show_figure shows when the Chinese setup cell set the language."""
+def test_sync_keeps_the_chinese_runs_outputs_of_unchanged_cells(tmp_path: Path) -> None:
+    """A Chinese cell's outputs are its own run's: syncing replaces them with English ones only where the English
+    code changed (a placeholder until tools/author/run_notebooks.py runs the twin)."""
+    english = _english(tmp_path)
+    twin = tmp_path / "zh" / english.name
+    translate.sync(english, twin)
+    zh = nbformat.read(twin, as_version=4)
+    zh.cells[4].outputs = [nbformat.v4.new_output("stream", name="stdout", text="二\n")]  # what the Chinese run printed
+    nbformat.write(zh, twin)
+    translate.sync(english, twin)
+    assert nbformat.read(twin, as_version=4).cells[4].outputs[0].text == "二\n"
+    en = nbformat.read(english, as_version=4)
+    en.cells[4].source = "print(3)"
+    en.cells[4].outputs = [nbformat.v4.new_output("stream", name="stdout", text="3\n")]
+    nbformat.write(en, english)
+    translate.sync(english, twin)
+    assert nbformat.read(twin, as_version=4).cells[4].outputs == en.cells[4].outputs
+
+
+def test_a_figures_description_is_in_the_editions_language(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What utils.show_figure shows when the Chinese setup cell set the language: the Chinese description as alt text
+    and plain text, both languages in its metadata."""
     import IPython.display
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    import utils
-
-    assert translate.FIGURE_METADATA == utils.FIGURE_METADATA
     shown = []
     monkeypatch.setattr(IPython.display, "display", lambda data, raw, metadata: shown.append((data, metadata)))
     monkeypatch.setattr(utils, "_language", "en")
@@ -459,123 +538,160 @@ def test_a_figures_description_is_chinese_in_the_chinese_twin(monkeypatch: pytes
         ax.plot([0, 1], "o-")
         utils.show_figure(fig, 'A line that rises ("up").', "一条上升的线（“上”）。")
     (en_data, en_metadata), (zh_data, zh_metadata) = shown
-    english = nbformat.v4.new_output("display_data", data=en_data, metadata=en_metadata)
-    chinese = nbformat.v4.new_output("display_data", data=zh_data, metadata=zh_metadata)
-    assert translate.in_language(english, "zh") == chinese and translate.in_language(chinese, "en") == english
-    assert english.data["text/plain"] == 'A line that rises ("up").'  # the argument is left untouched
-    stream = nbformat.v4.new_output("stream", name="stdout", text="1\n")
-    assert translate.in_language(stream, "zh") == stream
-
-
-def test_exercise_checks_are_stored_in_the_editions_language(capsys: pytest.CaptureFixture) -> None:
-    """What a check prints for the stub, for a right answer and under a solution is stored as the Chinese edition
-    prints it."""
-    printed = {}
-    for lang in ("en", "zh"):
-        utils.set_language(lang)
-        try:
-            exercises.check("04", 1, None, None)
-            exercises.check("03", 3, 3456)
-            exercises.check("02", 1, stub)
-            exercises.check("03", 3, 3456, strict=True)  # a solution's check
-        finally:
-            utils.set_language("en")
-        printed[lang] = nbformat.v4.new_output("stream", name="stdout", text=capsys.readouterr().out)
-    assert "尚未作答" in printed["zh"].text and "正确" in printed["zh"].text
-    assert translate.in_language(printed["en"], "zh") == printed["zh"]
-    assert translate.in_language(printed["zh"], "en") == printed["en"]
-    wrong = nbformat.v4.new_output("stream", name="stdout", text="Exercise 1: not yet. `f()` returned 1.\n")
-    assert translate.in_language(wrong, "zh") == wrong  # a wrong answer is never stored: left as it is
-
-
-def test_an_error_shown_on_purpose_is_stored_in_the_editions_language(capsys: pytest.CaptureFixture) -> None:
-    """What ``utils.expect_error`` prints is stored as each edition prints it: its first line in that language."""
-    assert translate.EXPECTED_ERROR == utils.EXPECTED_ERROR
-    printed = {}
-    for lang in ("en", "zh"):
-        utils.set_language(lang)
-        try:
-            print("before")
-            with utils.expect_error(RuntimeError, match="device"):
-                raise RuntimeError("Expected all tensors to be on the same device")
-        finally:
-            utils.set_language("en")
-        printed[lang] = nbformat.v4.new_output("stream", name="stdout", text=capsys.readouterr().out)
-    assert printed["en"].text != printed["zh"].text
-    assert translate.in_language(printed["en"], "zh") == printed["zh"]
-    assert translate.in_language(printed["zh"], "en") == printed["en"]
-
-
-def stub(*args: object) -> None:
-    raise NotImplementedError("your code here")
-
-
-# ---- what the data helpers of 06 and 07 print --------------------------------------------------------------------
-ENGLISH_BANNERS = (
-    "Real CIFAR-10 is not available",
-    "PetImages is not available",
-    "Going on with GENERATED",
-    "is set: generated CIFAR-shaped images",
-    "is set: 25,000 generated PetImages-like JPEGs",
-    "is set, so this stops here.",
-    ": rebuilding it",
-)
-"""How each English message of lessons/cifar10.py and lessons/petimages.py that a full-mode run prints begins or
-ends (the Chinese edition prints each in Chinese: tests/test_cifar10.py and tests/test_petimages.py)."""
-
-
-def english_data_output(text: str) -> str | None:
-    """Return the first English piece of what 06's and 07's data helpers print that ``text`` holds: a data label,
-    a cleaning report, the CIFAR-10 message (what ``stored_output`` would put in Chinese) or a banner; else None."""
-    from lessons import cifar10, petimages
-
-    for module in (cifar10, petimages):
-        chinese = module.stored_output(text, "zh")
-        if chinese != text:
-            return next(line for line, new in zip(text.splitlines(), chinese.splitlines(), strict=False) if line != new)
-    return next((banner for banner in ENGLISH_BANNERS if banner in text), None)
+    assert en_data["text/plain"] == 'A line that rises ("up").' and zh_data["text/plain"] == "一条上升的线（“上”）。"
+    assert f'alt="{html.escape("一条上升的线（“上”）。")}"' in zh_data["text/html"]
+    both = {"en": 'A line that rises ("up").', "zh": "一条上升的线（“上”）。"}
+    assert en_metadata == zh_metadata == {utils.FIGURE_METADATA: both}
 
 
 @pytest.mark.parametrize("path", ENGLISH, ids=IDS)
-def test_what_the_data_helpers_print_is_chinese_in_the_chinese_twin(path: Path) -> None:
-    """A Chinese notebook's stored outputs hold no English data label, cleaning report, CIFAR-10 message or data
-    banner: what a Chinese class reads from 06's and 07's helpers is in Chinese (translate.in_language)."""
+def test_every_figure_is_described_in_its_editions_language(path: Path) -> None:
+    for edition, nb in zip(("en", "zh"), _pair(path), strict=True):
+        for index, cell in enumerate(nb.cells):
+            for output in cell.get("outputs", []):
+                described = output.get("metadata", {}).get(utils.FIGURE_METADATA)
+                if described is None:
+                    continue
+                where = f"{edition}/{path.name} cell {index}"
+                assert output.data["text/plain"] == described[edition], where
+                assert f'alt="{html.escape(described[edition])}"' in output.data["text/html"], where
+
+
+# ---- no output line in two languages -----------------------------------------------------------------------------
+NAMES = {
+    "none", "true", "false",  # Python's own
+    "torch", "torchvision", "pytorch", "numpy", "pillow", "opencv", "pip", "jupyter", "jupyterlab", "colab", "kaggle",
+    "tensorboard", "nbval", "python",
+    "cpu", "cuda", "mps", "softmax", "logit",  # device types and terms Chinese text writes in English
+    "cat", "dog",  # PetImages' classes (folder names), and CIFAR-10's and the generated shapes' below
+    "airplane", "automobile", "bird", "deer", "frog", "horse", "ship", "truck",
+    "diagonals", "checkers", "disk", "ring", "square", "cross", "triangle", "dots",
+}
+"""English words that a Chinese line may hold: names of Python values, libraries, devices, terms and data classes."""
+
+KEPT_AS_PRINTED = re.compile(
+    r"`[^`]*`"  # code
+    r"|https?://[^\s（）()；，、]+"  # addresses
+    r"|\b[A-Z]\w*(?:Error|Exception|Warning)\b(?::[^（）\n]*)?"  # an error (a library's message, as it prints it)
+    r"|“[^”]*”|（[\x20-\x7e]+）"  # a quotation, or a name printed elsewhere, quoted in full-width brackets
+)
+"""What a Chinese line keeps as it is printed elsewhere: code, addresses, errors and their messages, quotations."""
+
+
+def english_words(line: str) -> list[str]:
+    """Return the English words of a line that holds Chinese: the words outside what it keeps as printed elsewhere
+    (``KEPT_AS_PRINTED``) that are not code-like (a name with digits, ``_ . / = - ( )``, capitals inside it: a path,
+    an identifier, a dtype, a unit such as MiB, an abbreviation such as CIFAR-10) nor one of ``NAMES``; [] for a line
+    without Chinese."""
+    if not re.search(f"[{CJK}]", line):
+        return []
+    rest = KEPT_AS_PRINTED.sub(" ", line)
+    chunks = re.findall(r"[\x21-\x7e]+", rest)  # runs of printable ASCII between spaces and Chinese
+    words = []
+    for chunk in chunks:
+        for word in re.findall(r"[\w./=()'-]+", chunk):
+            letters = word.strip("'.,:;()")
+            if not re.fullmatch(r"[A-Za-z][a-z]+", letters):  # code-like, a number, one letter, capitals inside
+                continue
+            if letters.lower() not in NAMES:
+                words.append(letters)
+    return words
+
+
+def mixed_lines(nb: nbformat.NotebookNode) -> list[str]:
+    """Return every stored output line of ``nb`` that holds Chinese and English words (``english_words``)."""
+    found = []
+    for index, cell in enumerate(nb.cells):
+        for output in cell.get("outputs", []):
+            found += [f"cell {index} ({cell.id}): {line!r}" for line in output_text(output).splitlines()
+                      if english_words(line)]
+    return found
+
+
+def test_the_rule_finds_lines_in_two_languages() -> None:
+    for mixed in ["4 epochs on 生成的图形，不是CIFAR-10; logs go to data/runs", "data: 快速模式的生成样本",
+                  "480 training images (快速模式的生成样本), batch 32", "快速模式的生成样本: 480 training images",
+                  "test accuracy 0.894 (快速模式的生成样本)", "练习1：not yet", "skipped: 零字节"]:
+        assert english_words(mixed), mixed
+    for chinese in ["练习2：尚未作答（`missing`, `bytes_left_on_cpu`仍是None）：把占位代码换成你的答案。",
+                    "torchvision没能在data/no-cifar-here/中找到它（RuntimeError: Dataset not found or corrupted. You "
+                    "can use download=True to download it）。", "获取方法：下载https://www.cs.toronto.edu/~kriz/cifar.html"
+                    "（cifar-10-python.tar.gz，170 MB）", "每列一个类别：h-stripes、v-stripes、disk、dots。",
+                    "内存（MiB）在cpu上从2.41 MiB增长到19.27 MiB", "正确类别的logit上梯度的大小，softmax + MSE",
+                    "  其中CMYK      0     1", "跳过的条目：Dog/400.jpg（无法读取：UnidentifiedImageError）",
+                    "第5级对比第2级（a wait per step）", "标有“(wrong)”并加粗边框", "float32的张量在cuda:0上",
+                    "all English: no Chinese, not mixed", "快速模式的生成样本               Cat     Dog"]:
+        assert not english_words(chinese), (chinese, english_words(chinese))
+
+
+@pytest.mark.parametrize("path", ENGLISH, ids=IDS)
+def test_no_chinese_output_line_holds_english_words(path: Path) -> None:
+    """What the lessons print in the Chinese edition is Chinese, or English as a whole line (the notebooks' own
+    English prints, PyTorch's messages): never both in one line."""
+    found = mixed_lines(_pair(path)[1])
+    assert not found, f"zh/{path.name}: lines in two languages:\n" + "\n".join(found)
+
+
+# ---- what the lessons' helpers print -------------------------------------------------------------------------------
+def english_helper_line(text: str) -> str | None:
+    """Return the first line of ``text`` that the lessons' helpers print in English (an exercise's check, the line
+    ``utils.expect_error`` prints, the data sets' labels, cleaning report and messages), else None."""
+    from lessons import cifar10, petimages
+
+    labels = [cifar10.DATA_LABELS["generated"]["en"], petimages.DATA_LABELS["quick"]["en"],
+              petimages.DATA_LABELS["generated"]["en"]]
+    starts = ("Real CIFAR-10 is not available", "PetImages is not available", "Going on with GENERATED",
+              "skipped: ", "  of them ", "RuntimeError: Real CIFAR-10 is not available")
+    ends = ("is set, so this stops here.)", ": rebuilding it")
+    for line in text.splitlines():
+        if (re.match(r"Exercise \d+: ", line) or line == utils.EXPECTED_ERROR["en"] or line.startswith(starts)
+                or line.endswith(ends) or any(label in line for label in labels) or "is set: generated" in line):
+            return line
+    return None
+
+
+@pytest.mark.parametrize("path", ENGLISH, ids=IDS)
+def test_what_the_lessons_helpers_print_is_chinese_in_the_chinese_twin(path: Path) -> None:
+    """A Chinese notebook's stored outputs hold no English exercise check, expected-error line, data label,
+    cleaning report or data message: the Chinese run printed them in Chinese."""
     _, zh = _pair(path)
     for index, cell in enumerate(zh.cells):
         for output in cell.get("outputs", []):
-            text = output.get("text", "") + str(output.get("data", {}).get("text/plain", ""))
-            english = english_data_output(text)
+            english = english_helper_line(output_text(output))
             assert english is None, f"zh/{path.name} cell {index} ({cell.id}) prints English: {english!r}"
 
 
-def test_an_english_data_output_in_a_chinese_twin_is_caught(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    """The check above finds each English output of the data helpers, and none of their Chinese ones; syncing turns
-    the English ones into exactly what the Chinese edition prints."""
-    from lessons import cifar10, petimages
+def test_an_english_helper_line_is_caught(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """The check above finds each English output of the helpers, and none of what they print in Chinese."""
+    from lessons import cifar10, generated_pets, petimages
 
-    pets = petimages.make_quick(tmp_path / "quick", per_class=6)
+    pets = generated_pets.make_quick(tmp_path / "quick", per_class=6)
     data = petimages.build(pets, workers=1)
     shapes = cifar10.CIFARArrays(*cifar10.draw_shapes(10), cifar10.GENERATED_CLASSES)
     printed = {}
     for lang in ("en", "zh"):
         utils.set_language(lang)
         try:
-            print("data:", petimages.data_label(pets))
+            print(petimages.data_label(pets))
             print(petimages.cleaning_report(data, pets))
-            print(f"4 epochs on {cifar10.data_label(shapes)}")
+            print(cifar10.data_label(shapes))
             with utils.expect_error(RuntimeError, match=r"(?s)cifar-10-python\.tar\.gz.*no-cifar-here/"):  # as 06
                 cifar10.load_real(train=True, root=tmp_path / "no-cifar-here", download=False)
+            exercises.check("04", 1, None, None)
+            exercises.check("03", 3, 3456)
         finally:
             utils.set_language("en")
-        printed[lang] = nbformat.v4.new_output("stream", name="stdout", text=capsys.readouterr().out)
-    assert translate.in_language(printed["en"], "zh") == printed["zh"]
-    assert translate.in_language(printed["zh"], "en") == printed["en"]
-    assert english_data_output(printed["zh"].text) is None
-    english = printed["en"].text.split("\n")
-    report = next(index for index, line in enumerate(english) if line.startswith("quick sample, generated "))
-    pieces = [english[0], "\n".join(english[report : report + 10]), english[report + 10], "\n".join(english[-3:-1])]
-    assert pieces[0] == "data: quick sample, generated" and pieces[2] == "4 epochs on generated shapes, not CIFAR-10"
-    assert pieces[3].startswith("RuntimeError: Real CIFAR-10 is not available")
-    assert all(english_data_output(piece) is not None for piece in pieces), pieces  # each one alone is caught
+        printed[lang] = capsys.readouterr().out
+    assert english_helper_line(printed["zh"]) is None and not [line for line in printed["zh"].splitlines()
+                                                                 if english_words(line)]
+    lines = printed["en"].splitlines()
+    assert english_helper_line(lines[0]) == "quick sample, generated"
+    rows = [line for line in lines if line.startswith(("skipped: ", "  of them "))]
+    assert len(rows) >= 4 and all(english_helper_line(line) == line for line in rows)  # the report's rows
+    after = printed["en"].split(utils.EXPECTED_ERROR["en"] + "\n")[1]
+    assert english_helper_line(after).startswith("RuntimeError: Real CIFAR-10 is not available")
+    assert english_helper_line(utils.EXPECTED_ERROR["en"]) == utils.EXPECTED_ERROR["en"]
+    checks = [line for line in lines if line.startswith("Exercise ")]
+    assert len(checks) == 2 and all(english_helper_line(line) == line for line in checks)
     banner = "!" * 100 + "\nPetImages is not available (Network is unreachable). To use ..."
-    assert english_data_output(banner) == "PetImages is not available"
+    assert english_helper_line(banner) == "PetImages is not available (Network is unreachable). To use ..."

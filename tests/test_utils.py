@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 import torch
 from fake_cuda import FakeGpu
+from tf32_emulation import EmulatedTF32
 from torch import nn
 
 import utils
@@ -183,7 +184,6 @@ def test_tf32_in_effect_on_cuda_gpus(
     capability: tuple[int, int], conv: bool, matmul: bool, monkeypatch: pytest.MonkeyPatch, tf32_flags: None
 ) -> None:
     FakeGpu(monkeypatch, capability=capability)
-    monkeypatch.delenv(utils.TF32_ENV, raising=False)
     device = utils.get_device()
     torch.backends.cudnn.allow_tf32 = True
     torch.set_float32_matmul_precision("highest")
@@ -195,18 +195,21 @@ def test_tf32_in_effect_on_cuda_gpus(
     assert utils.tf32_in_effect(device) == conv
 
 
-def test_tf32_in_effect_on_a_cpu_and_under_the_emulated_lane(monkeypatch: pytest.MonkeyPatch, tf32_flags: None) -> None:
+def test_tf32_in_effect_on_a_cpu_and_under_the_emulated_lane(tf32_flags: None) -> None:
+    """A CPU computes in float32; the emulated-TF32 lane's CPU rounds as an Ampere GPU does, and says so."""
     cpu = torch.device("cpu")
-    monkeypatch.delenv(utils.TF32_ENV, raising=False)
     torch.set_float32_matmul_precision("high")
     assert not utils.tf32_in_effect(cpu) and not utils.tf32_in_effect(cpu, "matmul")
     assert not utils.tf32_in_effect(torch.device("mps"))
-    monkeypatch.setenv(utils.TF32_ENV, "emulated")  # what the other-end lane sets (tests/nbval_lanes.py)
-    assert utils.tf32_in_effect(cpu) and utils.tf32_in_effect(cpu, "matmul")
-    torch.set_float32_matmul_precision("highest")
-    assert utils.tf32_in_effect(cpu) and not utils.tf32_in_effect(cpu, "matmul")
-    with torch.backends.cudnn.flags(enabled=True, allow_tf32=False):
-        assert not utils.tf32_in_effect(cpu)
+    with EmulatedTF32():  # what the other-end lane installs (tests/nbval_lanes.py, tests/switch_site)
+        assert utils.tf32_in_effect(cpu) and utils.tf32_in_effect(cpu, "matmul")
+        torch.set_float32_matmul_precision("highest")
+        assert utils.tf32_in_effect(cpu) and not utils.tf32_in_effect(cpu, "matmul")
+        with torch.backends.cudnn.flags(enabled=True, allow_tf32=False):
+            assert not utils.tf32_in_effect(cpu)
+        with torch.autocast("cpu", dtype=torch.bfloat16):  # the question is about float32 work, even inside autocast
+            assert utils.tf32_in_effect(cpu)
+    assert not utils.tf32_in_effect(cpu)
     with pytest.raises(ValueError, match="kind='linear': use 'conv' or 'matmul'"):
         utils.tf32_in_effect(cpu, "linear")
 

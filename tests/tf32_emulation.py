@@ -16,7 +16,8 @@ outside for each notebook's second run, in the kernel and in the processes it st
 which must compute as the kernel does): ``tests/nbval_lanes.py`` runs ``tests/switch_site/sitecustomize.py`` in the
 kernel after setting ``NB_TF32=emulated``, and the lane puts ``tests/switch_site`` first on ``PYTHONPATH``, so that
 Python's ``site`` module imports it at the start of every process started after that, which calls ``install``.
-``utils.tf32_in_effect`` reads the same variable, so that it answers as on an Ampere GPU.
+``utils.tf32_in_effect`` asks a CPU by a small convolution or product, which this mode rounds, so that it answers
+as on an Ampere GPU.
 """
 
 from __future__ import annotations

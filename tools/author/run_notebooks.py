@@ -1,24 +1,29 @@
-"""Re-execute notebooks in quick mode and store their outputs: the one command that regenerates them.
+"""Re-execute notebooks in quick mode and store their outputs, each English one then its Chinese twin: the one
+command that regenerates them.
 
-    .venv/bin/python tools/author/run_notebooks.py                  # every notebook
-    .venv/bin/python tools/author/run_notebooks.py 01 06            # only those whose name starts with 01 or 06
-    python tools/author/run_notebooks.py --out /tmp/gpu-run         # a check on another machine (a GPU, say): the
+    .venv/bin/python tools/author/run_notebooks.py           # every notebook, in both editions
+    .venv/bin/python tools/author/run_notebooks.py 01 06     # only those whose name starts with 01 or 06
+    .venv/bin/python tools/author/run_notebooks.py 07 --edition zh   # one edition: en or zh (default: both)
+    python tools/author/run_notebooks.py --out /tmp/gpu-run  # a check on another machine (a GPU, say): the
                                                              # executed copies go there, stored outputs stay
-    python tools/author/run_notebooks.py 09 --full --out /tmp/gpu   # full mode (what a reader runs), e.g. for the
+                                                             # (English only, unless --edition says otherwise;
+                                                             # Chinese copies go to its zh/ folder)
+    python tools/author/run_notebooks.py 09 --full --out /tmp/gpu    # full mode (what a reader runs), e.g. for the
                                                              # numbers a lesson quotes; needs --out
-    python tools/author/run_notebooks.py --zh --out /tmp/zh         # execute the Chinese edition (notebooks/zh/),
-                                                             # whose stored outputs are copied from English
-    python tools/author/run_notebooks.py --twice --out /tmp/twice   # "Run all" twice in one kernel, as students do;
+    python tools/author/run_notebooks.py --twice --out /tmp/twice    # "Run all" twice in one kernel, as students do;
                                                              # the copy holds the second run's outputs
 
 Outputs are stored exactly as `pytest` (strict nbval) will compare them: quick mode on, cells run top to
-bottom in a fresh kernel whose working directory is notebooks/; any error stops the run (errors shown on
-purpose are caught inside their cells by `utils.expect_error`). Afterwards run `pytest` to confirm they reproduce.
+bottom in a fresh kernel whose working directory is the notebook's folder; any error stops the run (errors shown on
+purpose are caught inside their cells by `utils.expect_error`). A Chinese twin is first brought in step with its
+English notebook (`tools/author/translate.py`), then run as it is: its outputs are what its own setup cell's language
+prints, so that `tests/test_translate.py` can hold the two editions to the same code and the same numbers.
+Afterwards run `pytest` to confirm they reproduce.
 
-Every run also records its wall time in notebooks/timings.json (per mode, CPU or GPU, with the machine, torch
-version, date, the digest of the notebook's code and the commit) and rewrites the notebooks' header time lines from it
-(tools/author/template.py); `--no-timings` leaves both alone. A notebook run in place keeps no output under its
-solutions (tools/author/template.py's `present`: what a student sees); copies written to `--out` keep them.
+Every English run also records its wall time in notebooks/timings.json (per mode, CPU or GPU, with the machine, torch
+version, date, the digest of the notebook's code and the commit) and rewrites the notebooks' header time lines from
+it (`tools/author/template.py`); `--no-timings` leaves both alone. A notebook run in place keeps no output under its
+solutions (what a student sees); copies written to `--out` keep them.
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
 sys.path.insert(0, str(ROOT))
 import utils  # noqa: E402
-from tools.author import cells, core, digest, editions, header  # noqa: E402
+from tools.author import cells, core, digest, editions, header, translate  # noqa: E402
 from tools.author.kernels import IPCKernelManager  # noqa: E402
 
 
@@ -90,9 +95,8 @@ def coalesce_streams(cell: nbformat.NotebookNode) -> None:
     """Join the consecutive stream outputs of ``cell`` that go to the same stream into one, in place.
 
     The kernel sends what a cell prints in as many messages as it flushed, which depends on the machine's load: one
-    ``print`` can arrive in two pieces, cut anywhere. Stored joined, the outputs are the same on every run, and
-    ``tools/author/translate.py`` finds whole lines to put in Chinese (an output cut mid-line would keep its English).
-    nbval joins them too before it compares.
+    ``print`` can arrive in two pieces, cut anywhere. Stored joined, the outputs are the same on every run; nbval
+    joins them too before it compares.
     """
     joined: list[nbformat.NotebookNode] = []
     for output in cell.get("outputs", []):
@@ -146,45 +150,55 @@ def run(path: Path, out: Path | None = None, passes: int = 1) -> float:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the notebooks the command line names (all by default)."""
+    """Run the notebooks the command line names (all by default), in the editions it names."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("prefixes", nargs="*", help="run only notebooks whose name starts with one of these")
     parser.add_argument("--out", type=Path, help="write the executed notebooks to this folder, not in place")
     parser.add_argument("--full", action="store_true", help="full mode instead of quick mode (needs --out)")
     parser.add_argument("--no-timings", action="store_true", help="do not record times in notebooks/timings.json")
-    parser.add_argument("--zh", action="store_true", help="run the Chinese edition, notebooks/zh/ (needs --out)")
+    parser.add_argument(
+        "--edition", choices=("en", "zh", "both"),
+        help="the English notebooks, their Chinese twins (notebooks/zh/) or both (default: both; en with --out)",
+    )
     parser.add_argument(
         "--twice", action="store_true", help='"Run all" twice in one kernel (needs --out; no times are recorded)'
     )
     args = parser.parse_args(argv)
     if args.full and not args.out:
         parser.error("--full needs --out: the stored outputs always come from quick mode")
-    if args.zh and not args.out:
-        parser.error(
-            "--zh needs --out: the Chinese notebooks' outputs are copied from English (tools/author/translate.py)"
-        )
     if args.twice and not args.out:
         parser.error("--twice needs --out: the stored outputs come from one run in a fresh kernel")
-    prefixes = args.prefixes
+    edition = args.edition or ("en" if args.out else "both")
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
     if args.full:
         os.environ.pop(utils.QUICK_ENV, None)
     else:
         os.environ[utils.QUICK_ENV] = "1"  # same as conftest.py does for pytest
-    paths = sorted((editions.ZH_NOTEBOOKS if args.zh else NOTEBOOKS).glob("[0-9][0-9]_*.ipynb"))
-    if prefixes:
-        paths = [p for p in paths if any(p.name.startswith(prefix) for prefix in prefixes)]
+    paths = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    if args.prefixes:
+        paths = [p for p in paths if any(p.name.startswith(prefix) for prefix in args.prefixes)]
     if not paths:
-        sys.exit(f"no notebook matches {prefixes}")
+        sys.exit(f"no notebook matches {args.prefixes}")
+    twice = " (two runs in one kernel)" if args.twice else ""
     for path in paths:
-        seconds = run(path, args.out, passes=2 if args.twice else 1)
-        print(f"{path.name}: {seconds:.1f} s" + (" (two runs in one kernel)" if args.twice else ""), flush=True)
-        if not args.no_timings and not args.zh and not args.twice:
-            code = digest.code_digest(nbformat.read(path, as_version=4))
-            record_time(path.stem, "full" if args.full else "quick", seconds, code)
-            header.update_header(path)  # the header's time line follows timings.json
-            core.write_table()  # and so does the teacher's page
+        if edition in ("en", "both"):
+            seconds = run(path, args.out, passes=2 if args.twice else 1)
+            print(f"{path.name}: {seconds:.1f} s{twice}", flush=True)
+            if not args.no_timings and not args.twice:
+                code = digest.code_digest(nbformat.read(path, as_version=4))
+                record_time(path.stem, "full" if args.full else "quick", seconds, code)
+                header.update_header(path)  # the header's time line follows timings.json
+                core.write_table()  # and so does the teacher's page
+        if edition in ("zh", "both"):
+            twin = translate.twin_path(path)
+            if args.out is None:
+                translate.sync(path)  # the twin's code and generated parts as the English notebook has them now
+            out = args.out / "zh" if args.out else None
+            if out:
+                out.mkdir(exist_ok=True)
+            seconds = run(twin, out, passes=2 if args.twice else 1)
+            print(f"zh/{twin.name}: {seconds:.1f} s{twice}", flush=True)
 
 
 if __name__ == "__main__":

@@ -13,24 +13,22 @@ where it came from in ``metadata.translation``: the English cell's ``id``, a ``h
 - ``verbatim``: deliberately kept as in English (a formula, a table of code), accepted by the tests as it is;
 - ``untranslated``: copied from English by this tool and still waiting for a translator.
 
-Syncing never re-translates and never executes anything. It copies outputs and execution counts from English
-(the code is the same, so are its outputs; a figure's description, which ``utils.show_figure`` stores in both
-languages, what the exercises' checks print for a stub or a right answer, the line ``utils.expect_error``
-prints above an error shown on purpose, and the data labels, cleaning report and CIFAR-10 message that 06's and 07's
-helpers print are put in Chinese: ``in_language``),
-adds English cells that are missing as ``untranslated``, drops cells that English no longer has, and puts the
-cells in the English order. When an English code cell changed but its comments did not, the Chinese comments
-are carried over onto the new code automatically. Everything else that
-changed in English is reported as **stale**: the translator compares ``metadata.translation.source`` with the
-English cell, updates the Chinese text and calls ``mark_translated`` (or edits the status by hand).
-``tests/test_translate.py`` fails while any cell is missing, stale or untranslated.
+Syncing never re-translates and never executes anything. It adds English cells that are missing as
+``untranslated``, drops cells that English no longer has, and puts the cells in the English order. When an English
+code cell changed but its comments did not, the Chinese comments are carried over onto the new code automatically.
+Everything else that changed in English is reported as **stale**: the translator compares
+``metadata.translation.source`` with the English cell, updates the Chinese text and calls ``mark_translated`` (or
+edits the status by hand). ``tests/test_translate.py`` fails while any cell is missing, stale or untranslated.
+
+A Chinese code cell's outputs are its own, from running the Chinese notebook (``tools/author/run_notebooks.py``,
+which syncs first): the Chinese setup cell sets the language that the lessons print in. Only a new cell, or one whose
+English code changed, gets the English outputs as a placeholder until that run.
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
-import html
 import io
 import re
 import sys
@@ -118,48 +116,6 @@ def mark_translated(zh_nb: Notebook, en_nb: Notebook, cell_id: str, text: str | 
     cell.metadata["translation"] = provenance(en_nb.cells[index], index, "translated")
 
 
-FIGURE_METADATA = "figure_description"
-"""Where ``utils.show_figure`` keeps a figure's description in every language (``utils.FIGURE_METADATA``)."""
-
-
-EXPECTED_ERROR = {
-    "en": "An error, as expected: it is what this example shows.",
-    "zh": "出错了，这在预料之中：这个例子要演示的正是这个错误。",
-}
-"""The line ``utils.expect_error`` prints above an error shown on purpose, in each language (``utils.EXPECTED_ERROR``:
-tests/test_translate.py checks they agree; here, so that syncing does not import torch)."""
-CHECK_LINE = re.compile(r"^(Exercise \d+: |练习\d+：)", re.MULTILINE)
-"""A line that an exercise's check (``lessons/exercises/``) may have printed."""
-
-
-def in_language(output: Any, lang: str) -> Any:
-    """Return a copy of ``output`` as the ``lang`` edition shows it: a figure of ``utils.show_figure`` gets the
-    description in ``lang`` (from its metadata) as its alt text and plain text; what an exercise's check printed for
-    a stub or a right answer is put in ``lang`` (``exercises.stored_sentence``), and so is the line
-    ``utils.expect_error`` prints above an error shown on purpose, and what the data helpers of 06 and 07 print in
-    quick mode: their data labels, 07's cleaning report and the CIFAR-10 message 06 shows on purpose
-    (``cifar10.stored_output``, ``petimages.stored_output``); any other output stays as it is."""
-    output = copy.deepcopy(output)
-    if output.get("output_type") == "stream":  # 06's and 07's data labels, cleaning report and CIFAR-10 message
-        from lessons import cifar10, petimages  # only here: they import torch
-
-        output["text"] = petimages.stored_output(cifar10.stored_output(output.get("text", ""), lang), lang)
-    if output.get("output_type") == "stream" and CHECK_LINE.search(output.get("text", "")):
-        from lessons import exercises  # only here: it imports torch
-
-        output["text"] = exercises.stored_sentence(output["text"], lang)
-    if output.get("output_type") == "stream" and any(line in EXPECTED_ERROR.values()
-                                                     for line in output.get("text", "").split("\n")):
-        output["text"] = "\n".join(EXPECTED_ERROR[lang] if line in EXPECTED_ERROR.values() else line
-                                    for line in output["text"].split("\n"))
-    text = output.get("metadata", {}).get(FIGURE_METADATA, {}).get(lang)
-    data = output.get("data", {})
-    if text is not None and "text/html" in data:
-        data["text/plain"] = text
-        data["text/html"] = re.sub(r'alt="[^"]*"', lambda _: f'alt="{html.escape(text)}"', data["text/html"], count=1)
-    return output
-
-
 def sync(english: Path, twin: Path | None = None) -> dict[str, list[str]]:
     """Bring the Chinese twin of ``english`` (at ``twin``, by default in notebooks/zh/) in step (see the module
     docstring); return what needs translating."""
@@ -173,13 +129,15 @@ def sync(english: Path, twin: Path | None = None) -> dict[str, list[str]]:
         zh_cell = old.get(en_cell.id)
         if zh_cell is not None and index > 0:  # what a student sees (tools/author/template.py), as English has it
             cells.present(zh_cell, "zh")
-        if zh_cell is None or zh_cell.cell_type != en_cell.cell_type:
+        placeholder = zh_cell is None or zh_cell.cell_type != en_cell.cell_type  # outputs from English until a run
+        if placeholder:
             zh_cell = copy.deepcopy(en_cell)
             status = "untranslated" if needs_translation(en_cell) else "same"
             zh_cell.metadata["translation"] = provenance(en_cell, index, status)
             report["missing"].append(en_cell.id)
         record = zh_cell.metadata.setdefault("translation", provenance(en_cell, index, "untranslated"))
         now = provenance(en_cell, index, record.get("status", "untranslated"))
+        placeholder = placeholder or record.get("hash") != now["hash"]
         if record.get("hash") != now["hash"] and en_cell.cell_type == "code":
             if not comments(en_cell.source):  # nothing to translate: take the new code as it is
                 zh_cell.source, now["status"] = en_cell.source, "same"
@@ -190,8 +148,9 @@ def sync(english: Path, twin: Path | None = None) -> dict[str, list[str]]:
                 zh_cell.source = with_comments(en_cell.source, comments(zh_cell.source))
                 record.update(now)
         if en_cell.cell_type == "code":
-            zh_cell.outputs = [in_language(output, "zh") for output in en_cell.outputs]
-            zh_cell.execution_count = en_cell.execution_count
+            if placeholder:
+                zh_cell.outputs = copy.deepcopy(en_cell.outputs)
+                zh_cell.execution_count = en_cell.execution_count
             zh_cell.metadata = {**copy.deepcopy(en_cell.metadata), "translation": record}
         if record.get("hash") != now["hash"]:
             report["stale"].append(en_cell.id)

@@ -13,8 +13,8 @@
 #      the stored ones, except the wording of PyTorch's own error messages in the errors shown on purpose, which
 #      changes between versions (their type is compared; the test command compares the words with the pinned
 #      PyTorch). The second run's outputs are not compared.
-# A Chinese notebook holds the English one's code token for token and its outputs with the printed words translated
-# (tests/test_translate.py), so every stored output is proven at both ends of the range: two Pythons, two PyTorch
+# A Chinese notebook holds the English one's code token for token and outputs with the English one's numbers, stored
+# from running it (tests/test_translate.py, tools/author/run_notebooks.py), so every stored output is proven at both ends of the range: two Pythons, two PyTorch
 # versions, two instruction sets, two thread counts; and every Chinese notebook, run from notebooks/zh/, prints what
 # it stores. The simulated CPU slows PyTorch's convolutions (notebook 06: 54 CPU-seconds natively, 79 simulated).
 # Left to the test command, for CI's 15 minutes: the handout's test (tests/test_student_edition.py), which builds the
