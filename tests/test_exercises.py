@@ -165,9 +165,9 @@ def test_check_prints_and_never_raises_unless_strict(capsys: pytest.CaptureFixtu
     exercises.check("02", 1, lambda m: torch.device("cpu"))
     exercises.check("02", 1, module_device)
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("Exercise 1: not answered yet")
-    assert lines[1].startswith("Exercise 1: not yet. `module_device(nn.ReLU())` returned cpu")
-    assert lines[2] == "Exercise 1: correct."
+    assert lines[0].startswith("○ Exercise 1: not answered yet")
+    assert lines[1].startswith("✗ Exercise 1: not yet. `module_device(nn.ReLU())` returned cpu")
+    assert lines[2] == "✓ Exercise 1: correct."
     with pytest.raises(AssertionError, match="returned cpu, for a module that has no parameters"):
         exercises.check("02", 1, lambda m: torch.device("cpu"), strict=True)
     with pytest.raises(AssertionError, match="not answered yet"):
@@ -182,8 +182,9 @@ def test_a_solutions_check_never_says_correct(capsys: pytest.CaptureFixture) -> 
     utils.set_language("zh")
     exercises.check("02", 1, module_device, strict=True)
     assert capsys.readouterr().out.splitlines() == [
-        "Exercise 1: the reference solution passes the check.", "Exercise 3: the reference solution passes the check.",
-        "练习1：参考答案通过了检查。"]
+        "✓ Exercise 1: the reference solution passes the check.",
+        "✓ Exercise 3: the reference solution passes the check.",
+        "✓ 练习1：参考答案通过了检查。"]
 
 
 def test_grade_raises_unless_right_and_runs_hidden_cases(capsys: pytest.CaptureFixture) -> None:
@@ -191,7 +192,7 @@ def test_grade_raises_unless_right_and_runs_hidden_cases(capsys: pytest.CaptureF
     namespace: dict[str, Any] = {}
     exec(fitted.source, namespace)
     exercises.grade("01", 2, namespace["visible_gpus"])
-    assert capsys.readouterr().out == "Exercise 2: correct.\n"
+    assert capsys.readouterr().out == "✓ Exercise 2: correct.\n"
     with pytest.raises(AssertionError, match=r"visible_gpus\('2,0,1', 3\)` returned \[\]"):
         exercises.grade("01", 2, namespace["visible_gpus"], hidden=True)
     with pytest.raises(AssertionError, match="not yet"):
@@ -431,10 +432,10 @@ def test_chinese_messages(capsys: pytest.CaptureFixture) -> None:
     exercises.check("03", 3, 3456)
     exercises.hint("02", 1)
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("练习1：尚未作答")
-    assert lines[1] == "练习1：还不对。`module_device(nn.ReLU())`返回了cpu，而这个模块既没有参数也没有缓冲区。"
-    assert lines[2] == "练习1：正确。"
-    assert lines[3].startswith("练习3：正确。问题“为什么这里用惰性层很方便？”不由检查判断：请用文字回答")
+    assert lines[0].startswith("○ 练习1：尚未作答")
+    assert lines[1] == "✗ 练习1：还不对。`module_device(nn.ReLU())`返回了cpu，而这个模块既没有参数也没有缓冲区。"
+    assert lines[2] == "✓ 练习1：正确。"
+    assert lines[3].startswith("✓ 练习3：正确。问题“为什么这里用惰性层很方便？”不由检查判断：请用文字回答")
     assert lines[4].startswith("练习1的提示：第3节")
 
 
@@ -529,3 +530,19 @@ def test_stored_sentences_in_either_language() -> None:
     assert exercises.stored_sentence(exercises.stored_sentence(text, "zh"), "en") == text
     wrong = exercises.result("02", 1, lambda m: torch.device("cpu"))[1]
     assert exercises.stored_sentence(wrong, "zh") == wrong  # only what a stub or a right answer prints
+
+
+def test_a_verdict_is_seen_at_a_glance_by_a_mark_and_its_word_in_both_languages() -> None:
+    """A student scanning a notebook tells done from not done by the line's first character (a shape, not a colour),
+    then its word: ✓ correct, ✗ not yet, ○ not answered yet; the three marks differ."""
+    assert len(set(exercises.core.MARKS.values())) == 3
+    for lang, words in (("en", ("correct", "not yet", "not answered yet")), ("zh", ("正确", "还不对", "尚未作答"))):
+        utils.set_language(lang)
+        try:  # 04/1: the number of parameter tensors and of state_dict entries
+            said = [exercises.result("04", 1, 4, 7), exercises.result("04", 1, 56, 7),
+                    exercises.result("04", 1, None, None)]
+        finally:
+            utils.set_language("en")
+        for (status, sentence), wanted, word in zip(said, ("correct", "wrong", "unanswered"), words, strict=True):
+            assert status == wanted and sentence.startswith(exercises.core.MARKS[status] + " "), sentence
+            assert word in sentence.split(".")[0].split("：")[1 if lang == "zh" else 0], sentence

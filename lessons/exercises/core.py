@@ -237,38 +237,47 @@ def result(lesson: str, number: int, *answers: Any, hidden: bool | Sequence[Any]
     except NotAnswered:
         return "unanswered", _unanswered(found, unanswered)
     except Wrong as error:
-        label = say(f"Exercise {number}", f"练习{number}")
-        return "wrong", say(f"{label}: not yet. {error}.", f"{label}：还不对。{error}。")
+        wrong = label(number, "wrong")
+        return "wrong", say(f"{wrong}: not yet. {error}.", f"{wrong}：还不对。{error}。")
     except Exception as error:  # an answer of a kind no case foresaw: still a sentence, never a traceback
-        label = say(f"Exercise {number}", f"练习{number}")
+        wrong = label(number, "wrong")
         said = f"{type(error).__name__}: {str(error).strip().rstrip('.')}"
-        return "wrong", say(f"{label}: not yet. Your answer could not be checked ({said}): is it of the kind "
+        return "wrong", say(f"{wrong}: not yet. Your answer could not be checked ({said}): is it of the kind "
                             "the exercise asks for?",
-                            f"{label}：还不对。无法检查你的答案（{said}）：它是练习要求的那种答案吗？")
+                            f"{wrong}：还不对。无法检查你的答案（{said}）：它是练习要求的那种答案吗？")
     return "correct", _correct(found)
+
+
+MARKS = {"correct": "✓", "wrong": "✗", "unanswered": "○"}
+"""The mark before each verdict: a verdict is seen at a glance, by its shape as well as its word (not by colour)."""
+
+
+def label(number: int, status: str) -> str:
+    """Return "✓ Exercise 2" (the mark of ``status``, then the exercise) in the edition's language."""
+    return say(f"{MARKS[status]} Exercise {number}", f"{MARKS[status]} 练习{number}")
 
 
 def _unanswered(found: Exercise, unanswered: list[str]) -> str:
     """The sentence for a stub: ``unanswered`` are the answers still ``None`` (none for a function's stub)."""
-    label = say(f"Exercise {found.number}", f"练习{found.number}")
     left = ", ".join(f"`{name}`" for name in unanswered)
+    mark = label(found.number, "unanswered")
     return say(
-        f"{label}: not answered yet" + (f" ({left} still None)" if left and len(found.answers) > 1 else "")
+        f"{mark}: not answered yet" + (f" ({left} still None)" if left and len(found.answers) > 1 else "")
         + ": replace the stub in the cell above with your answer, run it, then run this check again.",
-        f"{label}：尚未作答" + (f"（{left}仍是None）" if left and len(found.answers) > 1 else "")
+        f"{mark}：尚未作答" + (f"（{left}仍是None）" if left and len(found.answers) > 1 else "")
         + "：把上面单元格里的占位代码换成你的答案，运行它，再运行这个检查。",
     )
 
 
 def _correct(found: Exercise) -> str:
     """The sentence for a right answer, pointing to the explanation where the exercise also asks why."""
-    label = say(f"Exercise {found.number}", f"练习{found.number}")
+    mark = label(found.number, "correct")
     if not found.explain_en:
-        return say(f"{label}: correct.", f"{label}：正确。")
+        return say(f"{mark}: correct.", f"{mark}：正确。")
     extra = say(f" The question \"{found.explain_en}\" is not for the check: answer it in words, for your teacher "
                 "or with a classmate.",
                 f"问题“{found.explain_zh}”不由检查判断：请用文字回答，交给老师，或和同学讨论。")
-    return say(f"{label}: correct.", f"{label}：正确。") + extra
+    return say(f"{mark}: correct.", f"{mark}：正确。") + extra
 
 
 @contextlib.contextmanager
@@ -284,8 +293,8 @@ def _in(lang: str) -> Iterator[None]:
 def passes(found: Exercise) -> str:
     """The sentence under a solution's own check (``strict=True``): it speaks of the reference solution, so that
     after "Run all" no "correct" stands beside an exercise the student left blank."""
-    label = say(f"Exercise {found.number}", f"练习{found.number}")
-    return say(f"{label}: the reference solution passes the check.", f"{label}：参考答案通过了检查。")
+    mark = label(found.number, "correct")
+    return say(f"{mark}: the reference solution passes the check.", f"{mark}：参考答案通过了检查。")
 
 
 def stored_sentence(text: str, lang: str) -> str:

@@ -38,6 +38,11 @@ def lists_each_usable_device_once(usable_devices: Callable[[], Any]) -> None:
         raise wrong("`usable_devices()` lists `cuda` without a number, which means whichever GPU is current, so two "
                     "entries can be the same GPU",
                     "`usable_devices()`列出了不带编号的`cuda`，它指的是当前GPU，两项可能是同一块GPU")
+    if gpus and not torch.cuda.device_count():
+        raise wrong(f"`usable_devices()` lists {[str(d) for d in gpus]}, but this machine has no CUDA GPU "
+                    "(`torch.cuda.device_count()` is 0)",
+                    f"`usable_devices()`列出了{[str(d) for d in gpus]}，但这台机器没有CUDA GPU"
+                    "（`torch.cuda.device_count()`是0）")
     if sorted(d.index for d in gpus) != list(range(torch.cuda.device_count())):
         raise wrong(f"`usable_devices()` lists the CUDA GPUs {[str(d) for d in gpus]}, which are not this "
                     "machine's GPUs, each once",
@@ -64,6 +69,8 @@ VISIBLE_GPUS_CASES = [  # (value, GPUs, the GPUs a program sees, why it is hard)
                      "这台机器没有的GPU编号会隐藏自己和它后面的一切")),
     ("4", 4, [], ("GPUs are numbered from 0", "GPU从0开始编号")),
     ("1,0", 2, [1, 0], ("the listed order is kept, not sorted", "保持列出的顺序，不排序")),
+    ("1,2,0", 2, [1], ("a number the machine has no GPU for hides itself and what follows",
+                       "这台机器没有的GPU编号会隐藏自己和它后面的一切")),
 ]
 # BEGIN HIDDEN CASES
 VISIBLE_GPUS_HIDDEN = [

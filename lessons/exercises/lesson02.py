@@ -21,6 +21,14 @@ class BufferOnly(nn.Module):
         self.register_buffer("scale", torch.ones(2, device=device))
 
 
+class NotSaved(nn.Module):
+    """A module whose only tensor is a buffer left out of its ``state_dict`` (``persistent=False``)."""
+
+    def __init__(self, device: str = "cpu") -> None:
+        super().__init__()
+        self.register_buffer("mask", torch.ones(2, device=device), persistent=False)
+
+
 class Mixed(nn.Module):
     """A parameter on ``first``, a buffer on ``second``."""
 
@@ -35,7 +43,8 @@ MODULE_DEVICE_CASES = {  # (shown, code that builds the module, its device or No
             ("nn.Linear(2, 2)", "nn.Linear(2, 2)", "cpu"),
             ("nn.Linear(2, 2).to('meta')", "nn.Linear(2, 2).to('meta')", "meta"),
             ("nn.BatchNorm1d(2)", "nn.BatchNorm1d(2)", "cpu"),
-            ("a module whose only tensor is a buffer, on the CPU", "BufferOnly()", "cpu")],
+            ("a module whose only tensor is a buffer, on the CPU", "BufferOnly()", "cpu"),
+            ("a module whose only tensor is a buffer with persistent=False, on meta", "NotSaved('meta')", "meta")],
     "mixed": [("a module with a parameter on cpu and a buffer on meta", "Mixed()")],
 }
 # BEGIN HIDDEN CASES
@@ -50,8 +59,8 @@ MODULE_DEVICE_HIDDEN = {
 
 
 def _built(code: str) -> nn.Module:
-    """The module a case's code builds (``nn``, ``BufferOnly`` and ``Mixed`` are known to it)."""
-    return eval(code, {"nn": nn, "BufferOnly": BufferOnly, "Mixed": Mixed})
+    """The module a case's code builds (``nn``, ``BufferOnly``, ``NotSaved`` and ``Mixed`` are known to it)."""
+    return eval(code, {"nn": nn, "BufferOnly": BufferOnly, "NotSaved": NotSaved, "Mixed": Mixed})
 
 
 @declare("02", 1, ("module_device",), cases=MODULE_DEVICE_CASES, hidden="MODULE_DEVICE_HIDDEN",
@@ -113,7 +122,7 @@ _bytes_left_on_cpu = whole_number("bytes_left_on_cpu", 12, {
          explain_zh="为什么少了这个张量？`.to()`会怎样处理它？")
 def names_the_tensor_placement_misses(missing: Any, bytes_left_on_cpu: Any) -> None:
     """``missing`` is the plain tensor attribute, ``bytes_left_on_cpu`` its bytes left behind by ``.to('meta')``."""
-    if not isinstance(missing, str) or missing.strip().removeprefix("self.") != "offset":
+    if not isinstance(missing, str) or missing.strip().split(".")[-1] != "offset":  # "layer.offset" names it too
         raise wrong(f"`missing` is {brief(missing)}, which is not a tensor of the layer that "
                     "`utils.placement(layer)` leaves out",
                     f"`missing`是{brief(missing)}，它不是`utils.placement(layer)`漏掉的那个张量")

@@ -58,6 +58,13 @@ def masks_with_a_buffer_left_out_of_the_state(LowerTriangle: type, cases: list[i
         moved = call(f"LowerTriangle({n}).to('meta')", layer.to, "meta")
         if {b.device.type for b in moved.buffers()} != {"meta"}:
             raise wrong("`.to('meta')` left the mask behind", "`.to('meta')`没有把掩码一起移走")
+        x = torch.ones(2, n, n, device="meta")
+        got = call(f"LowerTriangle({n}).to('meta')(x) for x on meta", moved, x)  # forward uses the moved buffer
+        if not isinstance(got, torch.Tensor) or got.device.type != "meta":
+            raise wrong(f"after `.to('meta')`, `LowerTriangle({n})(x)` for x on meta is not on meta: `forward` "
+                        "multiplies by a tensor that stayed behind, not by the registered buffer",
+                        f"`.to('meta')`之后，对meta上的x，`LowerTriangle({n})(x)`不在meta上：`forward`乘的是留在原地的"
+                        "张量，而不是注册的缓冲区")
 
 
 PARALLEL_CASES = {"seed": 0, "a": "nn.Linear(5, 3)", "b": "nn.Linear(5, 2)", "shapes": [(4, 5), (2, 4, 5)]}

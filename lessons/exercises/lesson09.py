@@ -74,7 +74,7 @@ def times_in_milliseconds_with_cuda_events(time_ms: Callable[..., Any], cases: d
     if 0.75 * sleep <= value <= 2:
         raise wrong(f"`{shown}` returned {value:.3f}: seconds, not milliseconds",
                     f"`{shown}`返回了{value:.3f}：这是秒，不是毫秒")
-    if not 750 * sleep <= value <= 2000:  # a sleep takes at least its time; a loaded machine adds to it
+    if not 750 * sleep <= value <= 2500 * sleep + 10:  # at least the sleep; a loaded machine adds a little
         raise wrong(f"`{shown}` returned {value:.3f}, which is not the milliseconds a {sleep * 1e3:.0f} ms sleep "
                     "takes",
                     f"`{shown}`返回了{value:.3f}，这不是睡眠{sleep * 1e3:.0f}毫秒所用的毫秒数")
@@ -87,9 +87,9 @@ def times_in_milliseconds_with_cuda_events(time_ms: Callable[..., Any], cases: d
          explain_zh="在你的设备上曲线从哪里开始变平？为什么？")
 def measures_a_rate_per_batch_size(sizes: Any, rates: Any, big_batch: int) -> None:
     """``sizes`` are the batch sizes the exercise asks for, ``rates`` one positive images/s figure for each."""
-    expected = sorted({16, 32, 64, 128, big_batch})
+    expected = {16, 32, 64, 128, big_batch}  # big_batch may be 128 itself (quick mode): listed twice is fine
     listed = as_sequence(sizes)
-    if listed is None or sorted(as_whole(s) or 0 for s in listed) != expected:
+    if listed is None or not expected <= {as_whole(s) or 0 for s in listed}:  # more sizes than asked are fine
         raise wrong(f"`sizes` is {brief(sizes)}: not the batch sizes the exercise asks for",
                     f"`sizes`是{brief(sizes)}：不是练习要求的那些批量大小")
     figures = as_sequence(rates)
@@ -128,6 +128,9 @@ def counts_forward_passes_in_a_training_step(forwards_per_step: Any, forwards_wi
         raise wrong(f"`forwards_with_image_grad` is {with_grad}: not what the count gives with images that require a "
                     "gradient",
                     f"`forwards_with_image_grad`是{with_grad}：这不是图像需要梯度时计数得到的结果")
+    if isinstance(no_grad_layer, torch.nn.Module):
+        raise wrong(f"`no_grad_layer` is the layer {brief(no_grad_layer)}; give its index in `probe`, a whole number",
+                    f"`no_grad_layer`是层{brief(no_grad_layer)}；请给出它在`probe`中的下标，一个整数")
     if as_whole(no_grad_layer) != 0:
         raise wrong(f"`no_grad_layer` is {brief(no_grad_layer)}: that layer's input needs a gradient in a training "
                     "step",

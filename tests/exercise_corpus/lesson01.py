@@ -67,6 +67,10 @@ def usable_devices():
 def usable_devices():
     return ["cpu", "mps"]
 ''', "MPS without asking whether it is there"),
+    wrong("""
+def usable_devices():
+    return [torch.device("cpu"), torch.device("cuda:0")]
+""", "a GPU listed on a machine that may have none"),
 ]
 
 CORPUS[("01", 2)] = [
@@ -131,10 +135,30 @@ def visible_gpus(value, n_gpus):
         seen.append(int(entry))
     return seen
 ''', "off by one: GPU n_gpus counted as present"),
+    wrong("""
+def visible_gpus(value, n_gpus):
+    seen = []
+    for entry in value.split(","):
+        if not entry.strip().lstrip("-").isdigit() or int(entry) < 0:
+            break
+        if int(entry) < n_gpus:  # a GPU the machine lacks is left out, and the list goes on
+            seen.append(int(entry))
+    return seen
+""", "stops at -1 but skips a GPU number the machine lacks instead of stopping there"),
+    wrong("""
+def visible_gpus(value, n_gpus):
+    seen = []
+    for entry in value.split(","):
+        if not entry.strip().isdigit() or int(entry) > 3:  # the lesson's machine has GPUs 0 to 3
+            break
+        seen.append(int(entry))
+    return seen
+""", "tests against the lesson's four GPUs, not n_gpus"),
     right('''
 def visible_gpus(value, n_gpus):
     table = {("1", 4): [1], ("0,2,3", 4): [0, 2, 3], ("3,1", 4): [3, 1], ("0,2,-1,1", 4): [0, 2], ("-1", 4): [],
-             ("", 4): [], ("0,7", 4): [0], ("4", 4): [], ("1,0", 2): [1, 0]}
+             ("", 4): [], ("0,7", 4): [0], ("4", 4): [], ("1,0", 2): [1, 0],
+             ("1,2,0", 2): [1]}
     return table.get((value, n_gpus), [])
 ''', "fitted to the visible cases: a table", hidden="wrong"),
 ]

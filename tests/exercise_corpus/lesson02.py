@@ -13,6 +13,13 @@ CONTEXT: dict[tuple[str, int], Context] = {}
 CORPUS: dict[tuple[str, int], list[Answer]] = {}
 
 CORPUS[("02", 1)] = [
+    wrong('''
+def module_device(module):
+    devices = {t.device for t in module.state_dict(keep_vars=True).values()}
+    if len(devices) > 1:
+        raise ValueError(f"module has tensors on several devices: {sorted(map(str, devices))}")
+    return devices.pop() if devices else None
+''', "state_dict(keep_vars=True): misses a buffer registered with persistent=False"),
     right('''
 def module_device(module):
     devices = {t.device for t in [*module.parameters(), *module.buffers()]}
@@ -148,6 +155,7 @@ for tensor in [*layer.parameters(), *tensors.values()]:
         bytes_left_on_cpu += tensor.untyped_storage().nbytes()
 ''', "a loop over vars(layer), the storage's bytes"),
     right('missing = "offset "\nbytes_left_on_cpu = 3 * 4', "worked out by hand, a stray space"),
+    right('missing = "layer.offset"\nbytes_left_on_cpu = 12', "the tensor named with the layer, as code names it"),
     right('missing = "offset"\nbytes_left_on_cpu = np.int64(12)', "numpy"),
     wrong('missing = "bias"\nbytes_left_on_cpu = 12', "the tensor that is listed"),
     wrong('''

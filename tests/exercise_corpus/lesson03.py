@@ -13,6 +13,17 @@ CONTEXT: dict[tuple[str, int], Context] = {}
 CORPUS: dict[tuple[str, int], list[Answer]] = {}
 
 CORPUS[("03", 1)] = [
+    wrong('''
+class LowerTriangle(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        mask = torch.tril(torch.ones(n, n))
+        self.register_buffer("mask", mask, persistent=False)
+        self.plain = mask  # the same values, kept a second time as a plain attribute
+
+    def forward(self, X):
+        return X * self.plain
+''', "registers the mask but multiplies by a plain copy, which .to() leaves behind"),
     right('''
 class LowerTriangle(nn.Module):
     def __init__(self, n: int):

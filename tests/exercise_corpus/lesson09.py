@@ -49,6 +49,10 @@ CORPUS[("09", 1)] = [
     wrong(_TIME.format(cpu='''    start = time.perf_counter()
     return (time.perf_counter() - start) * 1e3'''), "fn never called"),
     wrong(_TIME.format(cpu="    return statistics.median(time_runs(fn, device)) * 1e6"), "microseconds"),
+    wrong(_TIME.format(cpu='''    start = time.perf_counter()
+    for _ in range(5):
+        fn()
+    return (time.perf_counter() - start) * 1e3'''), "five calls summed, not the milliseconds of one"),
     right(_TIME.format(cpu="    return 20.0"), "fitted to the visible case: 20 ms typed in", hidden="wrong"),
 ]
 
@@ -65,7 +69,10 @@ rates = [size / (0.01 + size * 0.001) for size in sizes]
     wrong("sizes = [16, 32, 64, 128]\nrates = [1.0, 2.0, 3.0]", "a rate missing"),
     wrong("sizes = [16, 32, 64, 128]\nrates = [1.0, 2.0, -1.0, 3.0]", "a negative rate"),
     wrong('sizes = [16, 32, 64, 128]\nrates = ["fast", "fast", "faster", "fastest"]', "words"),
-    wrong("sizes = [16, 32, 64, 128, 256]\nrates = [1.0, 2.0, 3.0, 4.0, 5.0]", "another size"),
+    right("sizes = [16, 32, 64, 128, 256]\nrates = [1.0, 2.0, 3.0, 4.0, 5.0]", "256 swept too: more than asked"),
+    right("sizes = [16, 32, 64, 128, big_batch]\nrates = [5.0, 4.0, 3.0, 2.0, 1.0]",
+          "the sizes as the text lists them: 128 twice where big_batch is 128"),
+    wrong("sizes = [16, 32, 64, 256]\nrates = [1.0, 2.0, 3.0, 4.0]", "another size instead of 128"),
 ]
 
 _FLOPS = '''
@@ -97,6 +104,8 @@ CORPUS[("09", 3)] = [
     right(_FLOPS + "forwards_per_step = (step / 2) / (forward / 2)\nforwards_with_image_grad = 3\n"
           "no_grad_layer = 0.0", "per image, whole numbers as other types"),
     wrong("forwards_per_step = 3\nforwards_with_image_grad = 3.0\nno_grad_layer = 0", "the rule of thumb"),
+    wrong(_FLOPS + "forwards_per_step = step / forward\nforwards_with_image_grad = with_grad / forward\n"
+          "no_grad_layer = probe[0]", "the layer itself, not its index"),
     wrong("forwards_per_step = 2.8\nforwards_with_image_grad = 3.0\nno_grad_layer = 0", "copied from a printout"),
     wrong("forwards_per_step = 138419712 / 49416704\nforwards_with_image_grad = 138419712 / 49416704\n"
           "no_grad_layer = 0", "the images' gradient not asked for"),
