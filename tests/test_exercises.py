@@ -22,7 +22,7 @@ from torch import nn
 
 import utils
 from lessons import exercises
-from lessons.exercises import core, hidden, lesson05, lesson09, lesson10
+from lessons.exercises import hidden, lesson05, lesson09, lesson10
 from tests import exercise_corpus as corpus
 from tests.fake_cuda import FakeGpu
 
@@ -511,25 +511,6 @@ def test_every_exercise_checked_in_one_go(folders: dict[str, Any], tmp_path: Pat
     for (lesson, number), (answers, context) in given.items():
         kind, sentence = exercises.result(lesson, number, *answers, **context)
         assert kind == "correct", sentence
-
-
-def test_stored_sentences_in_either_language() -> None:
-    """What a check stores for a stub, a right answer or a reference solution reads in the edition's language
-    (tools/author/translate.py)."""
-
-    def printed() -> list[str]:
-        return [exercises.result("04", 1, None, None)[1], exercises.result("02", 1, stub)[1],
-                exercises.result("03", 3, 3456)[1], core.passes(exercises.exercise("03", 3))]
-
-    english = printed()
-    utils.set_language("zh")
-    chinese = printed()
-    utils.set_language("en")
-    text = "\n".join([*english, "a line of the solution's own"]) + "\n"
-    assert exercises.stored_sentence(text, "zh") == "\n".join([*chinese, "a line of the solution's own"]) + "\n"
-    assert exercises.stored_sentence(exercises.stored_sentence(text, "zh"), "en") == text
-    wrong = exercises.result("02", 1, lambda m: torch.device("cpu"))[1]
-    assert exercises.stored_sentence(wrong, "zh") == wrong  # only what a stub or a right answer prints
 
 
 def test_a_verdict_is_seen_at_a_glance_by_a_mark_and_its_word_in_both_languages() -> None:

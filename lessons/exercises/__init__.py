@@ -77,8 +77,6 @@ from lessons.exercises.core import (
     grade,
     hint,
     result,
-    stored_sentence,
 )
 
-__all__ = ["EXERCISES", "Exercise", "NotAnswered", "Wrong", "check", "exercise", "grade", "hint", "result",
-           "stored_sentence"]
+__all__ = ["EXERCISES", "Exercise", "NotAnswered", "Wrong", "check", "exercise", "grade", "hint", "result"]

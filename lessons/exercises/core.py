@@ -280,40 +280,11 @@ def _correct(found: Exercise) -> str:
     return say(f"{mark}: correct.", f"{mark}：正确。") + extra
 
 
-@contextlib.contextmanager
-def _in(lang: str) -> Iterator[None]:
-    before = utils.language()
-    utils.set_language(lang)
-    try:
-        yield
-    finally:
-        utils.set_language(before)
-
-
 def passes(found: Exercise) -> str:
     """The sentence under a solution's own check (``strict=True``): it speaks of the reference solution, so that
     after "Run all" no "correct" stands beside an exercise the student left blank."""
     mark = label(found.number, "correct")
     return say(f"{mark}: the reference solution passes the check.", f"{mark}：参考答案通过了检查。")
-
-
-def stored_sentence(text: str, lang: str) -> str:
-    """Return ``text``, what checks printed in a stored output, with each line that is a check's sentence for a
-    stub (every value still ``None``, or a function's stub), for a right answer or for a reference solution put in
-    ``lang`` (``"en"`` or ``"zh"``); other lines stay as they are. The Chinese edition stores the English outputs
-    this way (``tools/author/translate.py``), so that its stored checks read as they print when run."""
-    table: dict[str, str] = {}
-    for found in EXERCISES.values():
-        variants = []
-        for source in utils.LANGUAGES:
-            with _in(source):
-                variants.append((_unanswered(found, []), _unanswered(found, list(found.answers)), _correct(found),
-                                 passes(found)))
-        with _in(lang):
-            wanted = (_unanswered(found, []), _unanswered(found, list(found.answers)), _correct(found), passes(found))
-        for variant in variants:
-            table.update(zip(variant, wanted, strict=True))
-    return "\n".join(table.get(line, line) for line in text.split("\n"))
 
 
 def check(lesson: str, number: int, *answers: Any, strict: bool = False, **context: Any) -> None:
