@@ -644,7 +644,7 @@ def english_helper_line(text: str) -> str | None:
               "skipped: ", "  of them ", "RuntimeError: Real CIFAR-10 is not available")
     ends = ("is set, so this stops here.)", ": rebuilding it")
     for line in text.splitlines():
-        if (re.match(r"Exercise \d+: ", line) or line == utils.EXPECTED_ERROR["en"] or line.startswith(starts)
+        if (re.match(r"[✓✗○] Exercise \d+: ", line) or line == utils.EXPECTED_ERROR["en"] or line.startswith(starts)
                 or line.endswith(ends) or any(label in line for label in labels) or "is set: generated" in line):
             return line
     return None
@@ -691,7 +691,7 @@ def test_an_english_helper_line_is_caught(tmp_path: Path, capsys: pytest.Capture
     after = printed["en"].split(utils.EXPECTED_ERROR["en"] + "\n")[1]
     assert english_helper_line(after).startswith("RuntimeError: Real CIFAR-10 is not available")
     assert english_helper_line(utils.EXPECTED_ERROR["en"]) == utils.EXPECTED_ERROR["en"]
-    checks = [line for line in lines if line.startswith("Exercise ")]
+    checks = [line for line in lines if re.match(r"[✓✗○] Exercise ", line)]
     assert len(checks) == 2 and all(english_helper_line(line) == line for line in checks)
     banner = "!" * 100 + "\nPetImages is not available (Network is unreachable). To use ..."
     assert english_helper_line(banner) == "PetImages is not available (Network is unreachable). To use ..."
