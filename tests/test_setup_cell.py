@@ -188,7 +188,7 @@ def test_the_advice_fits_the_front_end_and_the_language(tmp_path: Path, refused_
     chinese = error_line(run_setup_cell(tmp_path, "zh", **redirect))
     assert chinese.startswith(f"RuntimeError: 无法下载{REPO_URL}（fatal: unable to access ")
     assert f"解决办法：把项目的文件夹{FOLDER}（git clone得到的）或{ZIP_FOLDER}" in chinese
-    assert f"放到这个笔记本旁边：{tmp_path}；然后重新运行这个单元格。" in chinese
+    assert f"放到这个笔记本所在的文件夹，即{tmp_path}；然后重新运行这个单元格。" in chinese
     chinese_colab = error_line(run_setup_cell(tmp_path, "zh", COLAB_RELEASE_TAG="test", **redirect))
     assert f"用“文件”面板上传项目在GitHub上的zip压缩包，再运行!unzip -q {ZIP_FOLDER}.zip" in chinese_colab
     assert leftovers(tmp_path) == []

@@ -25,9 +25,12 @@ import tempfile
 from pathlib import Path
 
 <<mirror>>
-REPO_URL = os.environ.get("<<repo env>>") or "https://github.com/<<repo>>"
-FOLDERS = ("<<folder>>", "<<zip>>")  <<folders>>
-SAY = {  <<say>>
+REPO_URL = os.environ.get("<<repo env>>") or (
+    "https://github.com/<<repo>>")
+<<folders>>
+FOLDERS = ("<<folder>>", "<<zip>>")
+<<say>>
+SAY = {
     "taken": <<taken>>,
     "failed": <<failed>>,
     "late": <<late>>,
@@ -38,21 +41,26 @@ SAY = {  <<say>>
 }
 
 
-def is_project(folder):  <<is project>>
-    return (folder / "utils.py").is_file() and (folder / "lessons" / "__init__.py").is_file()
+<<is project>>
+def is_project(folder):
+    return ((folder / "utils.py").is_file()
+            and (folder / "lessons" / "__init__.py").is_file())
 
 
 here = Path.cwd()
-found = [p for p in (here, *here.parents, *(here / f for f in FOLDERS)) if is_project(p)]
+places = (here, *here.parents, *(here / f for f in FOLDERS))
+found = [p for p in places if is_project(p)]
 ROOT = found[0] if found else here / FOLDERS[0]
 if not found and ROOT.exists():
     raise RuntimeError(SAY["taken"].format(ROOT))
 if not found:  <<download>>
-    partial = tempfile.mkdtemp(prefix=f".{FOLDERS[0]}-", dir=here)  <<partial>>
+    <<partial>>
+    partial = tempfile.mkdtemp(prefix=f".{FOLDERS[0]}-", dir=here)
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "NO_COLOR": "1", "TERM": "dumb"}
     command = ["git", "clone", "-q", "--depth", "1", REPO_URL, partial]
     seconds = float(os.environ.get("<<timeout env>>", "30"))
-    git = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
+    git = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env,
+                           start_new_session=True)
     try:
         why = (git.communicate(timeout=seconds)[1].strip() or "git").splitlines()[-1]
     except subprocess.TimeoutExpired:
@@ -64,61 +72,67 @@ if not found:  <<download>>
         if git.returncode != 0:
             shutil.rmtree(partial, ignore_errors=True)
     if git.returncode != 0:
-        front = "Colab" if "google.colab" in sys.modules or "COLAB_RELEASE_TAG" in os.environ else "here"
+        colab = "google.colab" in sys.modules or "COLAB_RELEASE_TAG" in os.environ
+        front = "Colab" if colab else "here"
         front = "Kaggle" if "KAGGLE_KERNEL_RUN_TYPE" in os.environ else front
-        raise RuntimeError(SAY["failed"].format(REPO_URL, why, SAY[front].format(*FOLDERS, here)))
+        advice = SAY[front].format(*FOLDERS, here)
+        raise RuntimeError(SAY["failed"].format(REPO_URL, why, advice))
     os.rename(partial, ROOT)
     print(SAY["done"].format(REPO_URL, ROOT))
 sys.path.insert(0, str(ROOT))
 import utils
 
 utils.set_language("<<lang>>")  <<language>>
-utils.check_runtime()  <<runtime>>"""
+<<runtime>>
+utils.check_runtime()"""
 
 SETUP_WORDS: dict[str, dict[str, str]] = {
     "en": {
-        "setup": "Setup: make the project's code importable in JupyterLab, under the tests, and on Colab or Kaggle.",
+        "setup": "Setup: make the lessons' code importable, here or on Colab and Kaggle.",
         "folders": "# a clone, or GitHub's zip unpacked",
         "say": "# what this cell says when it can neither find nor download the project",
-        "mirror": "# the project's address: GitHub, or a mirror's where NB_REPO_URL is set (Gitee, a school's server)",
+        "mirror": "# GitHub, or a mirror where NB_REPO_URL is set (Gitee, a school's server)",
         "taken": '"{} is there but is not the project (no utils.py and lessons/): "\n'
         '    "delete or rename it, then run this cell again."',
         "done": '"Downloaded the project from {} into {}."',
-        "is project": "# the project's own files, not any utils.py (a student may have one higher up)",
+        "is project": "# the project's own files, not any utils.py (a student may have one)",
         "failed": '"Could not download {} ({}). "\n    "Fix: {}; then run this cell again."',
         "late": '"no answer within {:g} s"',
-        "Colab": '"check the network, or upload the project\'s zip from GitHub with the Files pane and '
-        '!unzip -q {1}.zip"',
+        "Colab": '"check the network, or upload the project\'s zip from GitHub "\n'
+        '    "with the Files pane and !unzip -q {1}.zip"',
         "Kaggle": '"switch on Settings -> Internet for this notebook"',
-        "here": '"put the project\'s folder, {0} (a clone) or {1} "\n    "(GitHub\'s zip, unpacked), '
-        'beside this notebook: {2}; or clone a mirror of it: %env NB_REPO_URL=<its address>"',
-        "download": "# opened on its own (Colab, Kaggle): download the project once",
+        "here": '"put the project\'s folder, {0} (a clone) or {1} "\n'
+        '    "(GitHub\'s zip, unpacked), beside this notebook: "\n'
+        '    "{2}; or clone a mirror of it: %env NB_REPO_URL=<its address>"',
+        "download": "# opened on its own: download the project once",
         "partial": "# a new folder every try, renamed when complete",
-        "finally": "# done, too late, or stopped by hand: end git and its helpers; keep only a whole clone",
-        "language": "# helpers print their messages in this edition's language",
-        "runtime": "# on Colab or Kaggle without a GPU: says how to switch one on, then goes on on the CPU",
+        "finally": "# end git; keep only a whole clone",
+        "language": "# the helpers' messages in this edition's language",
+        "runtime": "# says what this machine cannot do, and how to fix it",
     },
     "zh": {
-        "setup": "准备工作：让项目的代码在JupyterLab、测试和Colab/Kaggle中都能导入。",
+        "setup": "准备工作：让课程的代码可以导入，在本机、Colab和Kaggle上都行。",
         "folders": "# git clone得到的，或GitHub的zip压缩包解压后的",
         "say": "# 既找不到也下载不了项目时，这个单元格给出的提示",
-        "mirror": "# 项目的地址：GitHub；设置了NB_REPO_URL时是镜像的地址（Gitee上的副本、学校的服务器）",
+        "mirror": "# GitHub；设置了NB_REPO_URL时用镜像（Gitee上的副本、学校的服务器）",
         "taken": '"{}已经存在，但它不是本项目（没有utils.py和lessons/）："\n'
         '    "删除它或给它改名，然后重新运行这个单元格。"',
         "done": '"已从{}下载项目，放在{}。"',
-        "is project": "# 认准项目自己的文件，而不是随便哪个utils.py（上层文件夹里可能有学生自己的）",
+        "is project": "# 认准项目自己的文件，而不是随便哪个utils.py（学生可能也有一个）",
         "failed": '"无法下载{}（{}）。可以改从镜像（Gitee上的副本、学校的服务器）下载："\n'
         '    "%env NB_REPO_URL=镜像的地址。其他解决办法：{}；然后重新运行这个单元格。"',
         "late": '"{:g}秒内没有应答"',
-        "Colab": '"检查网络；或者用“文件”面板上传项目在GitHub上的zip压缩包，再运行!unzip -q {1}.zip"',
+        "Colab": '"检查网络；或者用“文件”面板上传项目在GitHub上的zip压缩包，"\n'
+        '    "再运行!unzip -q {1}.zip"',
         "Kaggle": '"在这个笔记本的Settings -> Internet中打开网络"',
         "here": '"把项目的文件夹{0}（git clone得到的）或{1}"\n'
-        '    "（GitHub的zip压缩包解压后的）放到这个笔记本旁边：{2}"',
-        "download": "# 单独打开时（Colab、Kaggle）：先下载一次项目",
+        '    "（GitHub的zip压缩包解压后的）放到这个笔记本所在的文件夹，"\n'
+        '    "即{2}"',
+        "download": "# 单独打开时：先下载一次项目",
         "partial": "# 每次都下载到一个新文件夹，下载完整后才改名",
-        "finally": "# 无论完成、超时还是被手动停止：结束git及其辅助进程，只留下完整的克隆",
+        "finally": "# 结束git，只留下完整的克隆",
         "language": "# 辅助函数用这个版本的语言输出提示",
-        "runtime": "# 在没有GPU的Colab或Kaggle上：说明怎样打开GPU，然后继续在CPU上运行",
+        "runtime": "# 说明这台机器做不到什么，以及怎样解决",
     },
 }
 """The words of each edition's setup cell: its title (the first line, ``# @title ...``, which Colab shows in place of
