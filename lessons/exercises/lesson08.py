@@ -61,7 +61,7 @@ def counts_the_positions_set_epoch_moves(moved_with_set_epoch: Any, moved_withou
                     "两轮列表中不同位置的个数")
 
 
-STEP_IN_HALVES_CASES = {"seed": 0, "batch": 32, "width": 8}  # the batch (random after the seed) and the model's input
+STEP_IN_HALVES_CASES = {"seed": 0, "batch": 24, "width": 8}  # the batch (random after the seed) and the model's input
 # BEGIN HIDDEN CASES
 STEP_IN_HALVES_HIDDEN = {"seed": 1, "batch": 48, "width": 6}
 # END HIDDEN CASES
