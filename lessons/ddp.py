@@ -57,9 +57,10 @@ def meeting_point() -> Iterator[int]:
 
 
 def join_group(rank: int, world_size: int, port: int) -> torch.device:
-    """Join the process group as `rank`; return this process's device: GPU `rank`, or the CPU with too few GPUs."""
+    """Join the process group as `rank`; return this process's device: GPU `rank`, or the CPU with too few GPUs
+    or no NCCL (PyTorch's Windows builds have none)."""
     store = dist.TCPStore("127.0.0.1", port, is_master=False)  # connect to the meeting point
-    if torch.cuda.device_count() >= world_size:  # one GPU per process, talking through NCCL
+    if dist.is_nccl_available() and torch.cuda.device_count() >= world_size:  # a GPU each, NCCL
         device = torch.device("cuda", rank)
         torch.cuda.set_device(device)  # this process's plain "cuda" is now GPU `rank`
         dist.init_process_group("nccl", store=store, rank=rank, world_size=world_size, device_id=device)

@@ -48,6 +48,25 @@ def test_the_meeting_point_closes_after_an_error() -> None:
     assert store_port_is_free(port)
 
 
+def test_without_nccl_the_processes_use_gloo_on_the_cpu_even_beside_a_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PyTorch's Windows builds have no NCCL: ``join_group`` then takes gloo and the CPU, though GPUs are there
+    (one GPU faked at torch's C layer, NCCL's availability answered False)."""
+    from tests.fake_cuda import FakeGpu
+
+    FakeGpu(monkeypatch)
+    monkeypatch.setattr(dist, "is_nccl_available", lambda: False)
+    threads = torch.get_num_threads()
+    try:
+        with ddp.meeting_point() as port:
+            device = ddp.join_group(0, 1, port)
+            try:
+                assert device == torch.device("cpu") and dist.get_backend() == "gloo"
+            finally:
+                dist.destroy_process_group()
+    finally:
+        torch.set_num_threads(threads)
+
+
 def test_ddp_worker_copies_agree_and_equal_one_process(tmp_path: Path) -> None:
     world_size, batch = 2, 16
     with ddp.meeting_point() as port:
