@@ -36,18 +36,27 @@ def pcie_link_gbps(gpu: torch.device,
     return gt_per_s * lanes * encoding / 8
 
 
+def can_compile(device: torch.device) -> bool:
+    """Return True where ``torch.compile`` can compile notebook 09's model: a CUDA GPU of compute capability 7.0 or
+    newer, with Triton installed (inductor raises ``GPUTooOldForTriton`` below 7.0, and ``TritonMissing`` without
+    Triton, as in PyTorch's usual Windows builds)."""
+    from torch.utils._triton import has_triton_package
+
+    return device.type == "cuda" and has_triton_package() and torch.cuda.get_device_capability(device) >= (7, 0)
+
+
 def gpu_rungs(device: torch.device, batch: int, amp_dtype: torch.dtype) -> list[dict[str, Any]]:
     """Return the rungs of notebook 09's ladder that a GPU adds after its first five, each a dict as the notebook's
     rungs are (``vs``: the index of the rung it is compared with, ``change``: what differs from that rung).
 
-    On CUDA: ``torch.compile`` alone, then with ``amp_dtype`` autocast and ``channels_last`` too, both against rung 2
-    (float32 at ``batch`` images). On any device but the CPU: rung 1 (float32, batch 64) run on the CPU. Where mixed
-    precision is float16: a ``GradScaler``, against rung 3 (float16 autocast without one). None on a CPU in bfloat16.
+    Where ``can_compile``: ``torch.compile`` alone, then with ``amp_dtype`` autocast and ``channels_last`` too, both
+    against rung 2 (float32 at ``batch`` images). On any device but the CPU: rung 1 (float32, batch 64) on the CPU.
+    Where mixed precision is float16: a ``GradScaler``, against rung 3. None on a CPU in bfloat16.
     """
     low = str(amp_dtype).removeprefix("torch.")
     same = {"batch": batch, "device": device, "vs": 1}  # compared with rung 2: float32 at the same batch
     rungs: list[dict[str, Any]] = []
-    if device.type == "cuda":
+    if can_compile(device):
         rungs += [{**same, "name": "float32 + compile", "compile": True, "change": "compile"},
                   {**same, "name": f"{low} + c_last + compile", "amp": True, "channels_last": True, "compile": True,
                    "change": "all three"}]

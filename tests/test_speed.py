@@ -102,6 +102,26 @@ def test_gpu_rungs_on_cuda_gpus_as_the_notebook_asks(
     assert [rung["vs"] for rung in scaler] == ([2] if capability < (8, 0) else [])  # against float16 without one
 
 
+@pytest.mark.parametrize(("capability", "triton"), [((6, 1), True), ((9, 0), False)], ids=["gtx-1080", "no-triton"])
+def test_no_compiled_rungs_where_torch_compile_cannot_compile(
+    capability: tuple[int, int], triton: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Below compute capability 7.0 inductor raises GPUTooOldForTriton, and without Triton (PyTorch's usual Windows
+    builds) TritonMissing: the ladder then has no compiled rungs (the GPU faked at torch's C layer, Triton's
+    presence answered as it would be there)."""
+    import torch.utils._triton
+
+    FakeGpu(monkeypatch, capability=capability)
+    monkeypatch.setattr(torch.utils._triton, "has_triton_package", lambda: triton)
+    device = utils.get_device()
+    assert not speed.can_compile(device)
+    names = [rung["name"] for rung in speed.gpu_rungs(device, 512, torch.float16)]
+    assert names == ["float32, batch 64, CPU", "float16 + GradScaler"]
+    monkeypatch.setattr(torch.utils._triton, "has_triton_package", lambda: True)
+    FakeGpu(monkeypatch, capability=(7, 5))
+    assert speed.can_compile(device) and not speed.can_compile(torch.device("cpu"))
+
+
 def test_gpu_rungs_elsewhere(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(utils.AMP_DTYPE_ENV, raising=False)
     assert speed.gpu_rungs(torch.device("cpu"), 128, torch.bfloat16) == []  # the CPU adds nothing
