@@ -527,3 +527,46 @@ def test_a_verdict_is_seen_at_a_glance_by_a_mark_and_its_word_in_both_languages(
         for (status, sentence), wanted, word in zip(said, ("correct", "wrong", "unanswered"), words, strict=True):
             assert status == wanted and sentence.startswith(exercises.core.MARKS[status] + " "), sentence
             assert word in sentence.split(".")[0].split("：")[1 if lang == "zh" else 0], sentence
+
+
+def _headings(path: Path) -> tuple[dict[str, str], set[str]]:
+    """A notebook's numbered section headings (number -> title) and its ``###`` headings."""
+    numbered, titles = {}, set()
+    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+        if cell["cell_type"] == "markdown":
+            for line in "".join(cell["source"]).splitlines():
+                if found := re.match(r"^## (\d+)\. (.+)$", line):
+                    numbered[found.group(1)] = found.group(2).strip()
+                elif line.startswith("### "):
+                    titles.add(line[4:].strip())
+    return numbered, titles
+
+
+SECTIONS = {"en": r"Sections? (\d+)(?: and (\d+))? \(“([^”]+)”(?:, “([^”]+)”)?\)", "zh": r"第(\d+)节（“([^”]+)”）"}
+"""How a hint names a section of its lesson: by number and title (English: one or two, as "Sections 2 and 3")."""
+DEEPER = {"en": r"Going deeper's “([^”]+)”", "zh": r"“进阶”部分的“([^”]+)”"}
+"""How a hint names a part of Going deeper: by its title."""
+
+
+def _named_sections(hint: str, lang: str) -> list[tuple[str, str]]:
+    """The (number, title) pairs a hint names."""
+    pairs = []
+    for groups in re.findall(SECTIONS[lang], hint):
+        pairs += [(groups[0], groups[2]), (groups[1], groups[3])] if lang == "en" else [groups]
+    return [(number, title) for number, title in pairs if number]
+
+
+@pytest.mark.parametrize("key", sorted(exercises.EXERCISES), ids=lambda key: f"{key[0]}-{key[1]}")
+def test_every_hint_points_to_a_section_the_lesson_has(key: tuple[str, int]) -> None:
+    """A hint names sections by number and title, and Going deeper's parts by title: each is one of the lesson's
+    headings, in both editions (the Chinese hint writes “进阶”部分 as the glossary says)."""
+    found = exercises.EXERCISES[key]
+    english = next((ROOT / "notebooks").glob(f"{key[0]}_*.ipynb"))
+    for lang, hint, path in (("en", found.hint_en, english), ("zh", found.hint_zh, ROOT / "notebooks" / "zh" /
+                                                                english.name)):
+        numbered, titles = _headings(path)
+        for number, title in _named_sections(hint, lang):
+            assert numbered.get(number) == title, (path.name, hint, number, numbered.get(number))
+        for title in re.findall(DEEPER[lang], hint):
+            assert title in titles, (path.name, hint, title)
+        assert "进阶部分" not in hint.replace("“进阶”部分", ""), hint

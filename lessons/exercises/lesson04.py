@@ -44,7 +44,7 @@ _VALUES_AFTER = {"values_after_device": 80, "values_after_float16": 80, "values_
 @declare("04", 2, tuple(_VALUES_AFTER),
          hint_en="Section 4 (“Tied parameters”), then Going deeper's “Moving to and from `meta`”; `parameters()` "
                  "lists a shared parameter once.",
-         hint_zh="第4节（“参数绑定”），再看进阶部分的“移入和移出`meta`”；`parameters()`只列出共享参数一次。")
+         hint_zh="第4节（“参数绑定”），再看“进阶”部分的“移入和移出`meta`”；`parameters()`只列出共享参数一次。")
 def counts_values_after_each_conversion(values_after_device: Any, values_after_float16: Any,
                                         values_after_meta: Any) -> None:
     """The number of values in ``pair.parameters()`` after each of the three conversions."""

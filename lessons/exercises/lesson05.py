@@ -142,7 +142,7 @@ KEEP_BEST_HIDDEN = {
 
 @declare("05", 3, ("keep_best",), cases=KEEP_BEST_CASES, hidden="KEEP_BEST_HIDDEN",
          hint_en="Going deeper's “Writing checkpoints atomically”. A tie does not beat the best score.",
-         hint_zh="进阶部分的“原子化地写入检查点”。分数持平不算超过最好成绩。")
+         hint_zh="“进阶”部分的“原子化地写入检查点”。分数持平不算超过最好成绩。")
 def keeps_the_best_checkpoint_atomically(keep_best: Callable[..., Any], cases: dict[str, Any]) -> None:
     """``keep_best`` returns the best score so far and leaves its model's state_dict at best_path, alone, even when
     a save crashes half-way."""

@@ -19,9 +19,9 @@ from lessons.exercises.core import as_sequence, as_whole, brief, call, declare, 
 
 
 @declare("06", 1, ("steps", "log_dir"),
-         hint_en="Section 6 (“Training, with TensorBoard and checkpoints”) logs and reads back scalars; Going "
+         hint_en="Section 5 (“Training, with TensorBoard and checkpoints”) logs and reads back scalars; Going "
                  "deeper's “The sources' TensorBoard steps” says what a step counts.",
-         hint_zh="第6节（“训练，同时记录TensorBoard日志并保存检查点”）记录并读回了标量；进阶部分的“原文的TensorBoard步数”"
+         hint_zh="第5节（“训练，同时记录TensorBoard日志并保存检查点”）记录并读回了标量；“进阶”部分的“原文的TensorBoard步数”"
                  "讲了步数数的是什么。")
 def logs_at_the_number_of_batches_seen(steps: Any, log_dir: Any) -> None:
     """``steps``, read back from the event files in ``log_dir``, are one value every 5 of 20 batches, at the number
@@ -62,9 +62,9 @@ RESUME_HIDDEN = {"seed": 7, "scale": 40.0}
 
 
 @declare("06", 2, ("resume",), context=("checkpoint",), cases=RESUME_CASES, hidden="RESUME_HIDDEN",
-         hint_en="Section 6 (“Training, with TensorBoard and checkpoints”) saves the checkpoint; Going deeper's “Why "
+         hint_en="Section 5 (“Training, with TensorBoard and checkpoints”) saves the checkpoint; Going deeper's “Why "
                  "the gradients are clipped” shows the clipping.",
-         hint_zh="第6节（“训练，同时记录TensorBoard日志并保存检查点”）保存了检查点；进阶部分的“为什么要裁剪梯度”展示了梯度裁剪。")
+         hint_zh="第5节（“训练，同时记录TensorBoard日志并保存检查点”）保存了检查点；“进阶”部分的“为什么要裁剪梯度”展示了梯度裁剪。")
 def resumes_model_optimizer_and_clipping(resume: Callable[[Path], Any], checkpoint: Path,
                                          cases: dict[str, Any]) -> None:
     """``resume(path)`` returns the checkpoint's model and optimizer (momentum included), the optimizer clipping
@@ -121,7 +121,7 @@ AUGMENT_HIDDEN = {"seed": 1}
 @declare("06", 3, ("augment",), cases=AUGMENT_CASES, hidden="AUGMENT_HIDDEN",
          hint_en="torchvision's transforms do each step; Going deeper's “Worker processes: why the dataset lives in "
                  "a module” says what a worker needs.",
-         hint_zh="torchvision的变换能完成每一步；进阶部分的“工作进程：为什么数据集要放在模块里”讲了工作进程需要什么。")
+         hint_zh="torchvision的变换能完成每一步；“进阶”部分的“工作进程：为什么数据集要放在模块里”讲了工作进程需要什么。")
 def augments_as_the_training_transform(augment: Callable[[Any], Any], cases: dict[str, Any]) -> None:
     """``augment`` pickles, and turns a uint8 image into a normalised float32 tensor: a random 32x32 crop of the
     image padded by 4, flipped half of the time."""

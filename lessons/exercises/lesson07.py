@@ -25,9 +25,10 @@ from lessons.exercises.kinds import whole_number
 
 
 @declare("07", 1, ("dropped",), context=("data", "pet_dir"),
-         hint_en="Section 2 (“From two folders to one clean tensor”) explains the cleaning report and "
-                 "`keep_truncated`.",
-         hint_zh="第2节（“从两个文件夹到一个干净的张量”）讲了清洗报告和`keep_truncated`。")
+         hint_en="Section 2 (“From two folders to one clean tensor”) says what happens to a JPEG that ends early; "
+                 "`help(petimages.build)` shows `keep_truncated`.",
+         hint_zh="第2节（“从两个文件夹到一个干净的张量”）讲了提前结束的JPEG会怎样处理；"
+                 "`help(petimages.build)`会显示`keep_truncated`参数。")
 def lists_the_truncated_files_dropped(dropped: Any, data: dict[str, Any], pet_dir: Path) -> None:
     """``dropped`` names exactly the files the default build kept that ``keep_truncated=False`` drops."""
     from lessons import petimages
@@ -78,7 +79,7 @@ GRADIENTS_HIDDEN = [0.3, 0.77, 0.05]
 @declare("07", 2, ("gradients",), cases=GRADIENTS_CASES, hidden="GRADIENTS_HIDDEN",
          hint_en="Section 5 (“Why cross-entropy, not softmax + MSE”) and Going deeper's “How hard each loss pushes” "
                  "do it for two classes.",
-         hint_zh="第5节（“为什么用交叉熵，而不是softmax + MSE”）和进阶部分的“两种损失各自推动得有多用力”"
+         hint_zh="第5节（“为什么用交叉熵，而不是softmax + MSE”）和“进阶”部分的“两种损失各自推动得有多用力”"
                  "做的是两个类别的情况。")
 def gives_autograds_gradients_of_both_losses(gradients: Callable[[float], Any], cases: list[float]) -> None:
     """``gradients(p)`` is the gradient autograd computes of cross-entropy and of softmax + MSE, for each p."""

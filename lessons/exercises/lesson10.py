@@ -35,9 +35,9 @@ register(Exercise(
 
 
 @declare("10", 2, ("share",),
-         hint_en="Section 6 (“When it runs out: four ways to need less”) checkpoints blocks and counts the saved "
+         hint_en="Section 4 (“When it runs out: four ways to need less”) checkpoints blocks and counts the saved "
                  "bytes.",
-         hint_zh="第6节（“内存不够时：四种少用内存的办法”）对块做了检查点，并统计了保存的字节数。")
+         hint_zh="第4节（“内存不够时：四种少用内存的办法”）对块做了检查点，并统计了保存的字节数。")
 def measures_the_share_one_checkpointed_block_saves(share: Any) -> None:
     """``share``: the bytes checkpointing the first block saves over those checkpointing all four saves."""
     value = need_number("share", share)
@@ -51,9 +51,9 @@ def measures_the_share_one_checkpointed_block_saves(share: Any) -> None:
 
 
 @declare("10", 3, ("adam_largest",), context=("sgd_largest", "budget"),
-         hint_en="Section 7 (“Recovering from an out-of-memory error”) searches with SGD; Going deeper's “Optimizer "
+         hint_en="Section 5 (“Recovering from an out-of-memory error”) searches with SGD; Going deeper's “Optimizer "
                  "state, counted”.",
-         hint_zh="第7节（“从显存不足错误中恢复”）用SGD做了搜索；再看进阶部分的“统计优化器状态”。",
+         hint_zh="第5节（“从显存不足错误中恢复”）用SGD做了搜索；再看“进阶”部分的“统计优化器状态”。",
          explain_en="Why does the largest batch change (or not)?", explain_zh="最大批量为什么变了（或没变）？")
 def finds_the_largest_batch_beside_adams_state(adam_largest: Any, sgd_largest: int, budget: int) -> None:
     """``adam_largest``: the largest batch whose saved activations fit the budget beside Adam's gradients and
