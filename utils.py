@@ -10,6 +10,7 @@ full, it shows exactly this code: ``tests/test_shown_copies.py`` checks every su
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import os
 import random
@@ -67,11 +68,15 @@ def set_language(lang: str) -> None:
 
     The code of a Chinese notebook is token for token the English code; only its generated setup cell names its
     language, so that messages meant for a student (setup advice, figure descriptions, exercise checks) read in it.
+
+    In Chinese, matplotlib also gets a font with Chinese glyphs (``use_cjk_font``) before any figure is made.
     """
     global _language
     if lang not in LANGUAGES:
         raise ValueError(f"unknown language {lang!r}: use one of {', '.join(LANGUAGES)}")
     _language = lang
+    if lang == "zh":
+        use_cjk_font()
 
 
 def language() -> str:
@@ -499,6 +504,52 @@ PALETTE: tuple[str, ...] = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#000000
 """Colours for lines, markers and bars: blue, vermillion, bluish green, reddish purple and black, the colours of Okabe
 and Ito's colour-blind-safe palette that stand out from a white background at least 3:1 (WCAG 2.2, 1.4.11). Plots
 tell their lines apart by marker or line style too, so that no colour carries meaning alone."""
+
+CJK_FONTS = ("Noto Sans CJK SC", "Source Han Sans SC", "Noto Sans SC", "Microsoft YaHei", "PingFang SC",
+             "Heiti SC", "SimHei", "WenQuanYi Zen Hei")
+"""Fonts with Chinese glyphs that a machine may have, in the order ``cjk_font`` prefers them."""
+
+
+@functools.cache
+def cjk_font() -> str | None:
+    """Return the name of a font with Chinese glyphs that matplotlib can draw with, or None when there is none.
+
+    First the Noto Sans CJK SC that the ``mplfonts`` package ships (``requirements-nodeps.txt`` installs it; it is
+    found without importing the package, whose own imports are not installed), then any of ``CJK_FONTS`` the
+    machine has.
+    """
+    import importlib.util
+
+    from matplotlib import font_manager
+
+    spec = importlib.util.find_spec("mplfonts")
+    folders = (spec.submodule_search_locations or []) if spec else []
+    for folder in folders:
+        path = Path(folder) / "fonts" / "NotoSansCJKsc-Regular.otf"
+        if path.is_file():
+            font_manager.fontManager.addfont(str(path))
+            return font_manager.FontProperties(fname=str(path)).get_name()
+    names = {entry.name for entry in font_manager.fontManager.ttflist}
+    return next((name for name in CJK_FONTS if name in names), None)
+
+
+def use_cjk_font() -> str | None:
+    """Put ``cjk_font()`` after matplotlib's own fonts, which draw the Latin letters and digits, so that figures can
+    show Chinese; return its name, or None where the machine has no such font."""
+    if (font := cjk_font()) is None:
+        return None
+    import matplotlib as mpl
+
+    if font not in mpl.rcParams["font.family"]:
+        mpl.rcParams["font.family"] = [*mpl.rcParams["font.family"], font]
+    return font
+
+
+def label(en: str, zh: str) -> str:
+    """Return a figure's title, axis label or legend entry in the edition's language: ``zh`` in Chinese where a font
+    with Chinese glyphs is at hand (``use_cjk_font``), else ``en`` (a missing glyph would draw a box and warn)."""
+    return zh if _language == "zh" and use_cjk_font() is not None else en
+
 
 FIGURE_METADATA = "figure_description"
 """The output metadata key under which ``show_figure`` keeps a figure's description in both languages."""

@@ -654,6 +654,40 @@ def test_show_figure_describes_in_the_editions_language(monkeypatch: pytest.Monk
     assert metadata[utils.FIGURE_METADATA] == {"en": "A line falls.", "zh": "一条直线下降。"}  # both, for the tools
 
 
+def test_the_chinese_edition_draws_its_labels_with_a_font_that_has_the_glyphs(monkeypatch: pytest.MonkeyPatch) -> None:
+    import matplotlib as mpl
+    import matplotlib.pyplot as plt
+
+    monkeypatch.setattr(utils, "_language", "en")
+    assert utils.label("Loss per epoch", "每轮的损失") == "Loss per epoch"
+    assert utils.cjk_font() == "Noto Sans CJK SC"  # requirements-nodeps.txt installs mplfonts, which ships it
+    monkeypatch.setitem(mpl.rcParams, "font.family", ["sans-serif"])  # restored after the test
+    utils.set_language("zh")  # before any figure: a figure's text takes its font when it is made
+    fig, ax = plt.subplots(figsize=(2, 1), dpi=50)
+    ax.set_title(utils.label("Loss per epoch", "每轮的损失 (loss)"))
+    ax.set_xlabel(utils.label("epoch", "轮"))
+    assert ax.get_title() == "每轮的损失 (loss)"
+    fig.canvas.draw()  # a missing glyph would warn, and every warning is an error here
+    plt.close(fig)
+    assert mpl.rcParams["font.family"][-1] == "Noto Sans CJK SC"
+
+
+def test_without_a_chinese_font_the_labels_stay_english(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    from matplotlib import font_manager
+
+    monkeypatch.setattr(utils, "_language", "zh")
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)  # no mplfonts
+    monkeypatch.setattr(font_manager.fontManager, "ttflist", [font_manager.FontEntry(name="DejaVu Sans")])
+    utils.cjk_font.cache_clear()
+    try:
+        assert utils.cjk_font() is None
+        assert utils.label("Loss per epoch", "每轮的损失") == "Loss per epoch"
+    finally:
+        utils.cjk_font.cache_clear()
+
+
 def test_palette_is_colour_blind_safe_and_stands_out_from_white() -> None:
     from matplotlib.colors import to_rgb
 

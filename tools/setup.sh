@@ -34,9 +34,9 @@ if [ ! -x "$VENV/bin/python" ]; then  # a Windows Python (python.exe on PATH) ma
   exit 1
 fi
 source tools/installer.sh  # defines `install`: uv where it can be had (several times faster for PyTorch), else pip
-echo "tools/setup.sh: installing the lessons' packages into $VENV. The first time, this downloads about 2.7 GB" \
+echo "tools/setup.sh: installing the lessons' packages into $VENV. The first time, this downloads about 2.8 GB" \
   "(PyTorch with its CUDA libraries): 7 to 18 minutes on a home connection, under a minute from a cache." >&2
-echo "tools/setup.sh：正在把课程所需的软件包安装到$VENV。第一次安装要下载约2.7 GB（PyTorch及其CUDA库），\
+echo "tools/setup.sh：正在把课程所需的软件包安装到$VENV。第一次安装要下载约2.8 GB（PyTorch及其CUDA库），\
 家用网络大约需要7到18分钟；已有缓存时不到一分钟。" >&2
 install "$VENV" -r "$REQUIREMENTS"
 echo "tools/setup.sh: packages installed; now d2l, the Jupyter kernel and JupyterLab's settings." >&2
