@@ -150,11 +150,17 @@ def expect_error(*kinds: type[BaseException], match: str = "") -> Iterator[None]
         raise AssertionError(f"expected {' or '.join(k.__name__ for k in kinds)}, but nothing was raised")
 
 
+AUTODL_DISK = Path("/root/autodl-tmp")
+"""The data disk every AutoDL instance mounts: how ``hosted_service`` recognises AutoDL."""
+
+
 def hosted_service() -> str | None:
-    """Return "Colab" or "Kaggle" when this kernel runs there, else None."""
+    """Return "Colab", "Kaggle" or "AutoDL" when this kernel runs there, else None."""
     if "google.colab" in sys.modules or "COLAB_RELEASE_TAG" in os.environ:
         return "Colab"
-    return "Kaggle" if "KAGGLE_KERNEL_RUN_TYPE" in os.environ else None
+    if "KAGGLE_KERNEL_RUN_TYPE" in os.environ:
+        return "Kaggle"
+    return "AutoDL" if AUTODL_DISK.is_dir() else None
 
 
 OLDEST_TORCH = (2, 8)
@@ -198,7 +204,7 @@ def cuda_problem() -> str | None:
             f"This PyTorch has no kernels for the GPU {name} (compute capability {has}; it needs {oldest} or "
             f"newer), so every computation on it will fail. Fix: install a build for older GPUs "
             f"({OLDER_CUDA_BUILD}), then restart the kernel.",
-            f"这个PyTorch没有适用于GPU {name}的内核（计算能力{has}，至少需要{oldest}），在它上面的每次计算都会出错。"
+            f"这个PyTorch没有适用于GPU {name}的核函数（计算能力{has}，至少需要{oldest}），在它上面的每次计算都会出错。"
             f"解决办法：安装支持较旧GPU的版本（{OLDER_CUDA_BUILD}），然后重启内核。",
         )
     return None
@@ -208,7 +214,7 @@ def check_runtime() -> None:
     """Say at the start what a lesson cannot do here, in one message that names the fix; every setup cell calls it.
 
     PyTorch older than ``OLDEST_TORCH``: raise RuntimeError (the lesson stops at once). A GPU this build cannot use
-    (``cuda_problem``): say why and how to fix it. On Colab or Kaggle without a GPU: how to switch one on.
+    (``cuda_problem``): say why and how to fix it. On Colab, Kaggle or AutoDL without a GPU: how to switch one on.
     """
     if torch_version() < OLDEST_TORCH:
         oldest = "{}.{}".format(*OLDEST_TORCH)
@@ -226,6 +232,8 @@ def check_runtime() -> None:
     how = {
         "Colab": localized("Runtime -> Change runtime type -> GPU", "代码执行程序 -> 更改运行时类型 -> GPU"),
         "Kaggle": "Settings -> Accelerator -> GPU",
+        "AutoDL": localized("shut the instance down and start it again normally, not in no-GPU mode",
+                            "关机后正常开机，不要选“无卡模式开机”"),
     }
     service = hosted_service()
     if service and get_device().type == "cpu":

@@ -247,9 +247,26 @@ def test_check_runtime_is_silent_outside_colab_and_kaggle(
     monkeypatch.delenv("COLAB_RELEASE_TAG", raising=False)
     monkeypatch.delenv("KAGGLE_KERNEL_RUN_TYPE", raising=False)
     monkeypatch.delitem(sys.modules, "google.colab", raising=False)
+    monkeypatch.setattr(utils, "AUTODL_DISK", Path("/nonexistent/autodl-tmp"))
     assert utils.hosted_service() is None
     utils.check_runtime()
     assert capsys.readouterr().out == ""
+
+
+def test_check_runtime_says_how_to_get_a_gpu_on_autodl(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("COLAB_RELEASE_TAG", raising=False)
+    monkeypatch.delenv("KAGGLE_KERNEL_RUN_TYPE", raising=False)
+    monkeypatch.delitem(sys.modules, "google.colab", raising=False)
+    monkeypatch.setattr(utils, "AUTODL_DISK", tmp_path)  # an instance started in AutoDL's no-GPU mode
+    monkeypatch.setattr(utils, "get_device", lambda: torch.device("cpu"))
+    monkeypatch.setattr(utils, "_language", "zh")
+    assert utils.hosted_service() == "AutoDL"
+    utils.check_runtime()
+    assert capsys.readouterr().out == (
+        "这个AutoDL运行时没有GPU：关机后正常开机，不要选“无卡模式开机”，然后重新运行全部单元格。现在先在CPU上继续运行。\n"
+    )
 
 
 def test_check_runtime_says_how_to_get_a_gpu_on_colab(
