@@ -210,12 +210,30 @@ def cuda_problem() -> str | None:
     return None
 
 
+def put_scripts_on_path() -> str:
+    """Put this Python's scripts folder (``tensorboard``, ``torchrun``, ``pip`` ...) first on the kernel's ``PATH``,
+    as an activated virtual environment does, and return it.
+
+    A kernel that JupyterLab starts from ``.venv/bin/jupyter lab`` runs the environment's Python without the
+    environment's scripts folder on its ``PATH``: ``%tensorboard`` and ``!torchrun`` would not find their programs.
+    """
+    import sysconfig
+
+    scripts = sysconfig.get_path("scripts")
+    folders = os.environ.get("PATH", "").split(os.pathsep)
+    if scripts not in folders:
+        os.environ["PATH"] = os.pathsep.join([scripts, *filter(None, folders)])
+    return scripts
+
+
 def check_runtime() -> None:
     """Say at the start what a lesson cannot do here, in one message that names the fix; every setup cell calls it.
 
     PyTorch older than ``OLDEST_TORCH``: raise RuntimeError (the lesson stops at once). A GPU this build cannot use
     (``cuda_problem``): say why and how to fix it. On Colab, Kaggle or AutoDL without a GPU: how to switch one on.
+    It also puts the environment's programs on the kernel's ``PATH`` (``put_scripts_on_path``).
     """
+    put_scripts_on_path()
     if torch_version() < OLDEST_TORCH:
         oldest = "{}.{}".format(*OLDEST_TORCH)
         raise RuntimeError(

@@ -241,6 +241,22 @@ def test_expect_error_fails_on_another_message_or_type() -> None:
             raise TypeError("not this one")
 
 
+def test_a_kernel_without_the_environment_on_its_path_finds_its_programs(tmp_path: Path) -> None:
+    # as JupyterLab started from .venv/bin/jupyter lab starts a kernel: the venv's Python, a PATH without .venv/bin
+    env = {**os.environ, "PATH": "/usr/bin:/bin"}
+    code = (
+        "import os, shutil, sysconfig, utils\n"
+        "before = shutil.which('tensorboard')\n"
+        "utils.check_runtime(); utils.check_runtime()\n"
+        "folders = os.environ['PATH'].split(os.pathsep)\n"
+        "print(before, shutil.which('tensorboard'), folders.count(sysconfig.get_path('scripts')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=Path(utils.__file__).parent, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out[0] == "None"  # not found before
+    assert Path(out[1]).parent == Path(sys.executable).parent and out[2] == "1"  # then found, and put there once
+
+
 def test_check_runtime_is_silent_outside_colab_and_kaggle(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
