@@ -115,10 +115,14 @@ def seed_everything(seed: int = 0) -> None:
 
 
 def progress(iterable: Iterable[T], **kwargs: Any) -> Iterator[T]:
-    """Wrap ``iterable`` in a tqdm progress bar for people; return it unchanged in quick mode (tests)."""
+    """Wrap ``iterable`` in a tqdm progress bar for people; return it unchanged in quick mode (tests).
+
+    The bar is text, redrawn in place: a notebook saved after a run holds the last bar as text, where a widget
+    would show "Error displaying widget: model not found" when the notebook is opened again.
+    """
     if is_quick_mode():
         return iter(iterable)
-    from tqdm.auto import tqdm
+    from tqdm.std import tqdm
 
     return iter(tqdm(iterable, **kwargs))
 

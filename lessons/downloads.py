@@ -32,7 +32,7 @@ def download_file(url: str, path: str | os.PathLike[str], expected_bytes: int, s
         with urllib.request.urlopen(request, timeout=60) as response:
             if response.status != 206:  # the server ignored the range and sends everything
                 have = 0
-            from tqdm.auto import tqdm
+            from tqdm.std import tqdm
 
             part.parent.mkdir(parents=True, exist_ok=True)  # only once the server answered: offline, nothing is made
             bar = tqdm(

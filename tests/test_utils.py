@@ -83,6 +83,25 @@ def test_progress_shows_a_bar_for_people(monkeypatch: pytest.MonkeyPatch, capsys
     assert "epochs" in capsys.readouterr().err
 
 
+def test_progress_in_a_notebook_leaves_no_widget_to_restore(tmp_path: Path) -> None:
+    import nbclient
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "import os, sys\n"
+        f"sys.path.insert(0, {str(Path(utils.__file__).parent)!r})\n"
+        "os.environ.pop('NB_QUICK', None)\n"
+        "import utils\n"
+        "print(sum(utils.progress(range(3), desc='epochs')))"
+    )])
+    where = {"metadata": {"path": str(tmp_path)}}
+    nbclient.NotebookClient(nb, kernel_name="python3", timeout=120, resources=where).execute()
+    outputs = nb.cells[0].outputs
+    assert not any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs), outputs
+    assert any(o.get("name") == "stderr" and "epochs" in o.text for o in outputs), outputs  # a text bar
+    assert any(o.get("name") == "stdout" and o.text == "3\n" for o in outputs)
+
+
 def test_get_device_is_usable() -> None:
     device = utils.get_device()
     assert torch.zeros(1, device=device).device.type == device.type

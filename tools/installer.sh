@@ -91,6 +91,6 @@ warm_bytecode() {
 import sys
 sys.dont_write_bytecode = False
 import torch, torchvision, torch.distributed, torch.multiprocessing, torch.utils.tensorboard
-import matplotlib.pyplot, numpy, PIL.Image, tqdm.auto, nbformat, ipykernel.kernelapp
+import matplotlib.pyplot, numpy, PIL.Image, tqdm.std, nbformat, ipykernel.kernelapp
 print("Python", sys.version.split()[0], "torch", torch.__version__, "torchvision", torchvision.__version__)'
 }
