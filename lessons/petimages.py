@@ -101,7 +101,7 @@ def fetch(data_dir: str | os.PathLike[str] = DATA_DIR, url: str = URL) -> Path:
         print(
             utils.localized(
                 f"{utils.GENERATED_ENV} is set: 25,000 generated PetImages-like JPEGs, not the real photos",
-                f"已设置{utils.GENERATED_ENV}：使用25,000张生成的、类似PetImages的JPEG图片，不是真实的照片",
+                f"已设置{utils.GENERATED_ENV}：使用25,000张生成的、类似PetImages的JPEG图像，不是真实的照片",
             )
         )
         return generated_pets.make_generated(data_dir / "petimages-generated")
@@ -134,7 +134,7 @@ def fetch(data_dir: str | os.PathLike[str] = DATA_DIR, url: str = URL) -> Path:
         goes_on = utils.localized(
             "Going on with GENERATED look-alikes (25,000 JPEGs, made once): every result below is about them, not "
             f"about real photos.\n(Set {utils.STRICT_DATA_ENV}=1 to stop here instead.)",
-            "改用生成的仿真图片（GENERATED，25,000张JPEG，只生成一次）继续运行：下面的每个结果都是关于它们的，"
+            "改用生成的仿真图像（GENERATED，25,000张JPEG，只生成一次）继续运行：下面的每个结果都是关于它们的，"
             f"而不是关于真实照片的。\n（设置{utils.STRICT_DATA_ENV}=1可以让它在这里停止。）",
         )
         utils.announce_generated_data(message, goes_on)
@@ -165,7 +165,7 @@ def missing_message(reason: str, zip_path: str | os.PathLike[str]) -> str:
 
 DATA_LABELS: dict[str, dict[str, str]] = {
     "quick": {"en": "quick sample, generated", "zh": "快速模式的生成样本"},
-    "generated": {"en": "GENERATED, not real photos", "zh": "生成的仿真图片（GENERATED），不是真实照片"},
+    "generated": {"en": "GENERATED, not real photos", "zh": "生成的仿真图像（GENERATED），不是真实照片"},
     "real": {"en": "real photos", "zh": "真实照片"},
 }
 """What ``data_label`` says a PetImages folder holds, per kind and language: the quick sample, the generated set of
@@ -184,7 +184,7 @@ def data_label(pets: str | os.PathLike[str], lang: str | None = None) -> str:
 
 KIND_NAMES_ZH: dict[str, str] = {
     "kept": "保留", "grayscale": "灰度", "CMYK": "CMYK", "corrupt EXIF": "EXIF损坏", "truncated": "被截断",
-    "zero-byte": "零字节", "not an image": "不是图片", "unreadable": "无法读取", "not a file": "不是文件",
+    "zero-byte": "零字节", "not an image": "不是图像", "unreadable": "无法读取", "not a file": "不是文件",
     "broken link": "失效的链接", "unsupported mode": "不支持的模式",
 }
 """The Chinese names of the cleaning report's rows (``KINDS``, ``SKIP_KINDS``); a row for another image mode

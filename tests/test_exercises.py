@@ -475,15 +475,15 @@ def chinese_strings() -> list[tuple[str, str]]:
 def test_the_checks_chinese_uses_the_glossarys_terms() -> None:
     """The glossary of notebooks/zh/TERMINOLOGY.md covers the checks' messages: no term it says to avoid, and where
     the English names a term, the Chinese uses the glossary's word for it (or says it in English, as code does)."""
-    from tests.test_translate import glossary
+    from tests.test_translate import chinese_text_problems, glossary
 
     pairs = chinese_strings()
     assert len(pairs) > 150
     problems = []
     for en, zh in pairs:
         assert CJK.search(zh), (en, zh)
+        problems += [f"{zh!r}: {problem}" for problem in chinese_text_problems(zh)]  # words to avoid, ratios
         for term in glossary():
-            problems += [f"{zh!r}: {a!r} (the glossary says {term['chinese']!r})" for a in term["avoid"] if a in zh]
             english = re.sub(r"`[^`]*`", "", en)
             if term["forms"].search(english) and term["chinese"] not in zh and not term["forms"].search(zh) and (
                     not term["also"] or term["also"] not in zh):

@@ -418,9 +418,9 @@ Dog/3.jpg (unreadable: UnidentifiedImageError)""",
   其中EXIF损坏                     1       0
   其中被截断                       0       1
 跳过：零字节                       1       1
-跳过：不是图片                     1       0
+跳过：不是图像                     1       0
 跳过：无法读取                     0       1
-跳过的条目：Cat/666.jpg（零字节）、Cat/Thumbs.db（不是图片）、Dog/11702.jpg（零字节）、\
+跳过的条目：Cat/666.jpg（零字节）、Cat/Thumbs.db（不是图像）、Dog/11702.jpg（零字节）、\
 Dog/3.jpg（无法读取：UnidentifiedImageError）""",
 }
 """The cleaning report of ``_pet_folder`` in each language: what notebook 07 prints in each edition."""
@@ -674,7 +674,7 @@ def test_data_label_tells_generated_from_real(tmp_path: Path) -> None:
     assert "GENERATED" in petimages.data_label(generated)
     assert petimages.data_label(_pet_folder(tmp_path / "real")) == "real photos"
     assert petimages.data_label(quick, "zh") == "快速模式的生成样本"  # what a Chinese notebook prints
-    assert petimages.data_label(generated, "zh") == "生成的仿真图片（GENERATED），不是真实照片"
+    assert petimages.data_label(generated, "zh") == "生成的仿真图像（GENERATED），不是真实照片"
     assert petimages.data_label(tmp_path / "real" / "PetImages", "zh") == "真实照片"
 
 
@@ -837,7 +837,7 @@ def test_a_chinese_notebook_says_it_in_chinese(data_env: pytest.MonkeyPatch, cap
     assert "无法使用PetImages（Network is unreachable）。" in err and petimages.PAGE in err
     assert "放到data/offline_test_never_created/kagglecatsanddogs_5340.zip" in err and "824,887,076字节" in err
     assert f"设置{utils.QUICK_ENV}=1" in err and f"%env {utils.QUICK_ENV}=1" in err
-    assert "改用生成的仿真图片（GENERATED" in err and f"设置{utils.STRICT_DATA_ENV}=1可以让它在这里停止" in err
+    assert "改用生成的仿真图像（GENERATED" in err and f"设置{utils.STRICT_DATA_ENV}=1可以让它在这里停止" in err
     data_env.setenv(utils.STRICT_DATA_ENV, "1")
     with pytest.raises(RuntimeError, match="^无法使用PetImages（Network is unreachable）。"):
         petimages.fetch(data_dir)

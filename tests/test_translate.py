@@ -5,6 +5,7 @@ and no line in two languages. Also the tool that keeps it in step, tools/author/
 
 from __future__ import annotations
 
+import ast
 import html
 import re
 import tokenize
@@ -22,6 +23,7 @@ from tools.author import core, editions, header, setup_cell, translate
 ENGLISH = translate.english_notebooks()
 IDS = [p.name for p in ENGLISH]
 CJK = r"\u4e00-\u9fff"
+ROOT = editions.ROOT
 CODE_SPAN = r"`(?:[^`\n]|\n(?!\n))+`"  # inline code, which may continue on the next line of its paragraph
 GLOSSARY_FILE = editions.ZH_NOTEBOOKS / "TERMINOLOGY.md"
 
@@ -373,6 +375,28 @@ def test_chinese_text_follows_the_glossarys_rules(path: Path) -> None:
     _, zh = _pair(path)
     problems = [f"zh/{path.name} cell {index}: {problem}" for index, text in chinese_texts(zh)
                 for problem in chinese_text_problems(text)]
+    assert not problems, "\n".join(problems)
+
+
+CHINESE_PAGES = ["README.zh.md", "docs/TEACHING.zh.md", "data/README.zh.md", "tools/teacher/handout/README.zh.md"]
+"""The Chinese pages beside the notebooks: they follow the glossary too."""
+CODE_WITH_CHINESE = ["utils.py", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "lessons").glob("*.py"))]
+"""Modules whose Chinese strings (messages, figure descriptions) a student reads; the exercises' are checked in
+tests/test_exercises.py."""
+
+
+def chinese_strings_of(path: Path) -> list[str]:
+    """Return the string literals with Chinese in a Python file (f-strings' literal parts included)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [node.value for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and re.search(f"[{CJK}]", node.value)]
+
+
+@pytest.mark.parametrize("page", CHINESE_PAGES + CODE_WITH_CHINESE)
+def test_the_chinese_beside_the_notebooks_follows_the_glossary(page: str) -> None:
+    path = ROOT / page
+    texts = chinese_strings_of(path) if path.suffix == ".py" else [prose(path.read_text(encoding="utf-8"))]
+    problems = [f"{page}: {problem}" for text in texts for problem in chinese_text_problems(text)]
     assert not problems, "\n".join(problems)
 
 
