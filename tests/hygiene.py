@@ -69,7 +69,7 @@ def check_structure(nb: Notebook, name: str, timings: dict[str, Any], lang: str 
         problems.append("no Open-in-Colab link pointing at this notebook in the first cell")
     if re.search(r"!\[[^\]]*\]\(https?://", first):
         problems.append("a remote image in the header: JupyterLab shows it broken offline (use words)")
-    line = header.time_line(timings.get(name.removesuffix(".ipynb"), {}), lang, header.quick_mode_shrinks(nb))
+    line = header.time_line(header.current_times(timings, nb, name, lang), lang, header.quick_mode_shrinks(nb))
     if line not in first:
         problems.append("the header's time line differs from notebooks/timings.json (run tools/author/template.py)")
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")

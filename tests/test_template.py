@@ -137,3 +137,19 @@ def test_a_notebooks_code_digest_is_the_same_on_every_python() -> None:
     assert digest.code_digest(notebook) == "5d3575b260dd"
     notebook.cells[1].source = code.replace("  # two", "  # 二").replace("%time y = x", "%timeit y = x")
     assert digest.code_digest(notebook) == "5d3575b260dd"
+
+
+def test_the_header_quotes_only_times_of_the_current_code() -> None:
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# 99 · X"),
+                                         nbformat.v4.new_code_cell("import os"),
+                                         nbformat.v4.new_code_cell("print(1)  # a comment")])
+    code = digest.code_digest(nb)
+    run = {"machine": "a 2-core CPU", "torch": "2.15.0", "seconds": 8}
+    timings = {"99_x": {"quick/cpu": {**run, "code": code}, "full/cpu": {**run, "seconds": 60, "code": "older"},
+                        "quick/gpu": {**run, "machine": "an NVIDIA H100 80GB HBM3"}}}  # no digest: older still
+    assert header.current_times(timings, nb, "99_x.ipynb") == {"quick/cpu": {**run, "code": code}}
+    nb.cells[2].source = "print(1)  # 注释"  # a translated comment measures the same code
+    assert header.current_times(timings, nb, "99_x.ipynb") == {"quick/cpu": {**run, "code": code}}
+    nb.cells[2].source = "print(2)"
+    assert header.current_times(timings, nb, "99_x.ipynb") == {}
+    assert header.current_times({}, nb, "99_x.ipynb") == {}

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from tools.author import digest
 from tools.author.editions import NOTEBOOKS, language_of
 from tools.author.setup_cell import REPO
 
@@ -172,13 +173,21 @@ def read_timings() -> dict[str, dict[str, Any]]:
 
 
 
+def current_times(timings: dict[str, dict[str, Any]], nb: Any, name: str, lang: str = "en") -> dict[str, Any]:
+    """Return the entries of ``timings.json`` for notebook ``name`` that measured its current code (their ``code``
+    is ``nb``'s digest, ``digest.edition_code_digest``): the header quotes no time of older code."""
+    code = digest.edition_code_digest(nb, name, lang)
+    times = timings.get(name.removesuffix(".ipynb"), {})
+    return {key: run for key, run in times.items() if run.get("code") == code}
+
+
 def update_header(path: Path) -> None:
     """Rewrite only the time line of the notebook at ``path`` (either edition) from ``timings.json``."""
     import nbformat
 
     nb = nbformat.read(path, as_version=4)
     lang = language_of(path)
-    line = time_line(read_timings().get(path.stem, {}), lang, quick_mode_shrinks(nb))
+    line = time_line(current_times(read_timings(), nb, path.name, lang), lang, quick_mode_shrinks(nb))
     if TIME_LINE.sub(lambda _: line, nb.cells[0].source) != nb.cells[0].source:
         nb.cells[0].source = TIME_LINE.sub(lambda _: line, nb.cells[0].source)
         nbformat.write(nb, path)

@@ -24,6 +24,7 @@ from tools.author.header import (  # noqa: E402
     WITHOUT_COLAB_LINE,
     badge,
     colab_link,
+    current_times,
     quick_mode_shrinks,
     read_timings,
     time_line,
@@ -59,7 +60,7 @@ def apply(nb: Any, name: str, timings: dict[str, dict[str, Any]], lang: str = "e
         else:
             link = colab_link(name, lang)
             title.source = title.source.replace(link, f"{link}\n\n{WITHOUT_COLAB[lang]}", 1)
-    line = time_line(timings.get(name.removesuffix(".ipynb"), {}), lang, quick_mode_shrinks(nb))
+    line = time_line(current_times(timings, nb, name, lang), lang, quick_mode_shrinks(nb))
     if TIME_LINE.search(title.source):
         title.source = TIME_LINE.sub(lambda _: line, title.source)
     else:
