@@ -153,3 +153,12 @@ def test_the_header_quotes_only_times_of_the_current_code() -> None:
     nb.cells[2].source = "print(2)"
     assert header.current_times(timings, nb, "99_x.ipynb") == {}
     assert header.current_times({}, nb, "99_x.ipynb") == {}
+
+
+def test_the_teachers_table_marks_times_of_older_code() -> None:
+    run = {"machine": "a 2-core CPU", "torch": "2.15.0", "seconds": 8}
+    timings = {"99_x": {"quick/cpu": {**run, "code": "now"}, "full/cpu": {**run, "seconds": 60, "code": "older"}}}
+    table = header.timings_table(timings, ["99_x"], "en", {"99_x": "now"})
+    assert "| 99_x | 8 s | 60 s † | - | - |" in table and "earlier version of the lesson's code" in table
+    assert "†" not in header.timings_table(timings, ["99_x"], "en", {"99_x": "older"}).split("60 s")[0]
+    assert "较早的代码" in header.timings_table(timings, ["99_x"], "zh", {"99_x": "now"})

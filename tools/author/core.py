@@ -113,7 +113,13 @@ def teaching_page_with_table(text: str, lang: str = "en") -> str:
     times) rewritten."""
     paths = sorted(LANGUAGES[lang].folder.glob("[0-9][0-9]_*.ipynb"))
     start, end = text.index(TABLE_START) + len(TABLE_START), text.index(TABLE_END)
-    text = text[:start] + "\n" + timings_table(read_timings(), [p.stem for p in paths], lang) + "\n" + text[end:]
+    import nbformat
+
+    from tools.author.digest import code_digest
+
+    codes = {p.stem: code_digest(nbformat.read(NOTEBOOKS / p.name, as_version=4)) for p in paths}
+    table = timings_table(read_timings(), [p.stem for p in paths], lang, codes)
+    text = text[:start] + "\n" + table + "\n" + text[end:]
     if CORE_START in text:
         start, end = text.index(CORE_START) + len(CORE_START), text.index(CORE_END)
         text = text[:start] + "\n" + core_table(paths, lang) + "\n" + text[end:]

@@ -137,9 +137,12 @@ def time_line(times: dict[str, Any], lang: str = "en", shrinks: bool = True) -> 
     return words["line"].format(modes=words["separator"].join(modes))
 
 
-def timings_table(timings: dict[str, dict[str, Any]], names: list[str], lang: str = "en") -> str:
-    """Return a markdown table of every notebook's measured times (``-`` where nothing was measured)."""
+def timings_table(timings: dict[str, dict[str, Any]], names: list[str], lang: str = "en",
+                  codes: dict[str, str] | None = None) -> str:
+    """Return a markdown table of every notebook's measured times (``-`` where nothing was measured); with ``codes``
+    (each notebook's current ``digest.code_digest``), a time of older code is marked with a dagger."""
     zh = lang == "zh"
+    older = False
     titles = (
         ["快速模式，CPU", "完整模式，CPU", "快速模式，GPU", "完整模式，GPU"]
         if zh
@@ -154,6 +157,9 @@ def timings_table(timings: dict[str, dict[str, Any]], names: list[str], lang: st
         for key in keys:
             run = times.get(key)
             cells.append((_duration_zh if zh else _duration)(run["seconds"]) if run else "-")
+            if run and codes is not None and run.get("code") != codes.get(name):
+                cells[-1] += " †"
+                older = True
             if run:
                 kind, torch = key.split("/")[1].upper(), f"torch {run['torch']}"
                 machines.add(
@@ -164,6 +170,9 @@ def timings_table(timings: dict[str, dict[str, Any]], names: list[str], lang: st
         where = "测量环境：" + "；".join(sorted(machines)) + "。" if machines else "尚未测量。"
     else:
         where = ("Measured on " + "; ".join(sorted(machines)) if machines else "Nothing measured yet") + "."
+    if older:
+        where += (" † 测的是这一课较早的代码；课程页眉不引用这些时间。" if zh else
+                  " † Measured on an earlier version of the lesson's code; the lesson's header does not quote it.")
     return "\n".join(rows) + f"\n\n{where}"
 
 
