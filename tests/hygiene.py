@@ -291,6 +291,19 @@ def check_cell_length(nb: Notebook) -> list[str]:
     return problems
 
 
+def check_code_width(nb: Notebook) -> list[str]:
+    """Every line of every code cell has at most ``CODE_LINE_MAX_CHARS`` characters."""
+    problems = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        for number, line in enumerate(cell.source.splitlines(), 1):
+            if len(line) > core.CODE_LINE_MAX_CHARS:
+                problems.append(f"cell {index} ({cell.id}) line {number} has {len(line)} characters (at most "
+                                f"{core.CODE_LINE_MAX_CHARS}): wrap it")
+    return problems
+
+
 def check_core_path(nb: Notebook, lang: str = "en") -> list[str]:
     """A core path a class does in one period (at most ``CORE_MAX_WORDS`` words, ``CORE_MAX_CODE_CELLS`` code cells
     and ``CORE_MAX_MINUTES`` minutes), then ``## Going deeper`` before the Summary and the Exercises; what comes
@@ -474,6 +487,7 @@ def check_all(path: Path, timings: dict[str, Any] | None = None) -> list[str]:
         + check_solutions_collapsed(nb, lang)
         + check_core_path(nb, lang)
         + check_cell_length(nb)
+        + check_code_width(nb)
         + check_exercises(nb, lang, path.name[:2])
         + check_headings(nb)
         + check_links(nb)

@@ -24,11 +24,13 @@ WORDS_PER_MINUTE = 100
 LINES_PER_MINUTE = 10
 """... code read at this pace (non-blank lines), plus one minute per code cell to run it and look at its output. The
 setup cell (the first code cell) is run, not read, and shown collapsed: neither its lines nor its minute count."""
-CORE_MAX_MINUTES = 35
-"""A core path leaves ten minutes of a 45-minute class period for questions and the first exercise: at most this
+CORE_MAX_MINUTES = 25
+"""A core path leaves twenty minutes of a 45-minute class period for questions and the first exercise: at most this
 many minutes by ``core_minutes``."""
 CODE_CELL_MAX_LINES = 20
 """Every code cell but the setup cell has at most this many non-blank lines: a longer one needs a scroll bar."""
+CODE_LINE_MAX_CHARS = 88
+"""Every line of a notebook's code has at most this many characters (d2l's style guide says 78)."""
 
 
 def heading_index(nb: Any, heading: str) -> int | None:
