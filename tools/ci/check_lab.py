@@ -5,13 +5,15 @@ check what the student sees.
     .venv-docs/bin/python tools/ci/check_lab.py    # with .venv (tools/setup.sh) and .venv-docs (Playwright) in place
 
 One JupyterLab server, started from ``.venv`` as the README's open command starts it (its settings overrides, its
-kernel; only a port, a token and empty user folders are given), serves copies of ``LESSONS`` in a temporary folder,
-beside the project (the setup cell's "a clone beside this notebook"), so that nothing in the checkout changes; the
-browser may reach that server only. In each lesson, on opening: no pop-up about Jupyter news (tools/setup.sh
+kernel; only a port, a token and empty user folders are given, and quick mode, so that lesson 06 trains on its
+generated sample), serves copies of ``LESSONS`` in a temporary folder, beside a copy of the project (the setup cell's
+"a clone beside this notebook"), so that nothing in the checkout changes and no lesson writes into its ``data/``;
+the browser may reach that server only. In each lesson, on opening: no pop-up about Jupyter news (tools/setup.sh
 switches it off), the lesson not marked modified, the setup cell and every solution collapsed to their ``# @title``
-line, no output under a solution; then "Run All Cells" from the Run menu, in full mode as a student opened it; when
-the kernel is done: every code cell ran, no error output and nothing on stderr anywhere, no output under a solution
-(the solutions run too: a student sees that they exist, not what they say), still no news pop-up.
+line, no output under a solution; then "Run All Cells" from the Run menu; when the kernel is done: every code cell
+ran, no error output and nothing on stderr anywhere, no error text in any output (TensorBoard's "ERROR: Could not
+find" is display data, not stderr), no output under a solution (the solutions run too: a student sees that they
+exist, not what they say), still no news pop-up.
 Prints each lesson's seconds; exits 1 and lists every problem if any check fails.
 """
 
@@ -41,14 +43,21 @@ from tools.author.cells import FORM_TITLE, is_solution_cell  # noqa: E402
 from tools.author.kernels import server_port  # noqa: E402
 from tools.ci.check_site import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
-LESSONS = ("notebooks/01_devices.ipynb", "notebooks/zh/02_placement_checks.ipynb")
-"""The lessons opened: the first, and a Chinese one (both write nothing into data/: the tests run beside this)."""
+LESSONS = ("notebooks/01_devices.ipynb", "notebooks/zh/02_placement_checks.ipynb",
+           "notebooks/06_cifar10_training.ipynb")
+"""The lessons opened: the first, a Chinese one, and the one that starts TensorBoard from the kernel."""
+COPY_SKIPS = {".git", "data", "node_modules", "student", "nbgrader_course", "_site", "_build"}
+"""Top-level folders of the checkout not copied beside the lessons (environments are skipped by their names)."""
+ERROR_TEXT = re.compile(r"Traceback \(most recent call last\)|^ERROR:|Error displaying widget",
+                        re.I | re.M)
+"""Words of an error in any output a student sees: a traceback, a program's ERROR line, a widget not restored."""
 NEWS = re.compile(r"Jupyter news|official Jupyter", re.I)
 """The words of JupyterLab's pop-up that asks whether to fetch news (apputils-extension:notification)."""
 NEWS_SETTING = "@jupyterlab/apputils-extension:notification"
 STDERR = "application/vnd.jupyter.stderr"
 """The MIME type JupyterLab gives an output of stderr and an error (traceback) alike."""
-RUN_TIMEOUT_S = 300
+RUN_TIMEOUT_S = 900
+"""Run All of one lesson, on a CPU that the test suite keeps busy beside this check."""
 
 
 def start_lab(venv: Path, folder: Path, state: Path, runtime: Path) -> tuple[subprocess.Popen[bytes], str, str]:
@@ -67,6 +76,7 @@ def start_lab(venv: Path, folder: Path, state: Path, runtime: Path) -> tuple[sub
                       ("JUPYTERLAB_SETTINGS_DIR", "user-settings"), ("JUPYTERLAB_WORKSPACES_DIR", "workspaces")):
         env[name] = str(state / sub)
     env["JUPYTER_RUNTIME_DIR"] = str(runtime)
+    env["NB_QUICK"] = "1"  # utils.QUICK_ENV: 06 trains on its generated sample (01 and 02 shrink nothing)
     command = [str(venv / "bin" / "python"), "-m", "jupyterlab", "--no-browser", "--ServerApp.port=0",
                "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={folder}",
                "--KernelManager.transport=ipc", "--ServerApp.allow_root=True"]  # root: containers, CI
@@ -127,10 +137,12 @@ CELLS_JS = """() => [...document.querySelectorAll('.jp-NotebookPanel .jp-Noteboo
         prompt: cell.querySelector('.jp-InputArea-prompt')?.textContent ?? '',
         outputs: cell.querySelectorAll('.jp-OutputArea-output').length,
         stderr: [...cell.querySelectorAll('.jp-OutputArea-output[data-mime-type="<<stderr>>"]')].map(e => e.innerText),
+        texts: [...cell.querySelectorAll('.jp-OutputArea-output')].map(e => e.textContent),
     };
 })""".replace("<<stderr>>", STDERR)
 """What the student sees of each cell, in order: collapsed to its placeholder (the code hidden), the placeholder's
-text, the prompt ([n]: of an open code cell), how many outputs, and the text of each error or stderr output."""
+text, the prompt ([n]: of an open code cell), how many outputs, the text of each error or stderr output, and the
+text of every output."""
 INDICATOR = "document.querySelector('.jp-NotebookPanel .jp-Notebook-ExecutionIndicator')?.dataset.status"
 
 
@@ -174,6 +186,8 @@ def check_lesson(page: Page, base: str, token: str, name: str, lesson: Path, lan
         problems.append(f"{name}: the code cells did not all run, in order, in a fresh kernel: prompts {counts}")
     for index, cell in enumerate(cells):
         problems += [f"{name}: cell {index}: an error or stderr output: {text[:200]!r}" for text in cell["stderr"]]
+        problems += [f"{name}: cell {index}: error text in an output: {text[:200]!r}" for text in cell["texts"]
+                     if ERROR_TEXT.search(text) and text not in cell["stderr"]]
     shown = sum(cells[i]["outputs"] for i in collapsed[1:])
     for index in collapsed[1:]:  # Run All runs the solutions too: they show that they ran, not the answer
         if cells[index]["outputs"]:
@@ -190,6 +204,18 @@ def pop_ups(page: Page) -> list[str]:
     toasts = page.locator(".Toastify__toast")
     return [f"a pop-up over the lesson: {text[:100]!r}" for text in (t.inner_text() for t in toasts.all())
             if NEWS.search(text)]
+
+
+def copy_project(target: Path) -> None:
+    """Copy the checkout to ``target`` as a student's clone would hold it: no git folder, no environment, no build
+    output and an empty ``data/`` (a lesson run here writes its data and checkpoints into the copy)."""
+    def skipped(folder: str, names: list[str]) -> set[str]:
+        top = Path(folder).resolve() == ROOT
+        return {n for n in names if n in {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", ".ruff_cache"}
+                or top and (n in COPY_SKIPS or n.startswith(".venv"))}
+
+    shutil.copytree(ROOT, target, ignore=skipped, symlinks=True)
+    (target / "data").mkdir()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -214,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
             shutil.copy(ROOT / lesson, target)
             beside = target.parent / setup_cell.FOLDERS[0]  # the project, beside the lesson: the setup cell finds it
             if not beside.exists():
-                beside.symlink_to(ROOT, target_is_directory=True)
+                copy_project(beside)
             names.append(relative.as_posix())
         start = time.monotonic()
         lab, base, token = start_lab(args.venv, folder, state, runtime)

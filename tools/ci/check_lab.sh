@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Test what a student sees in JupyterLab (tools/ci/check_lab.py): two lessons opened in .venv's JupyterLab, in a real
+# Test what a student sees in JupyterLab (tools/ci/check_lab.py): three lessons opened in .venv's JupyterLab, in a real
 # browser, Debian's Chromium driven by Playwright, as the website's test does (tools/ci/check_site.sh). Needs .venv
 # (bash tools/setup.sh); installs Chromium with apt-get when it is missing (as root, as CI runs; otherwise it says
 # what to install) and Playwright into .venv-docs (requirements-docs.txt; a no-op after tools/teacher/build_site.sh).
