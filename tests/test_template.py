@@ -4,11 +4,12 @@ solutions, nbval's markers), made by one idempotent pass that the Chinese transl
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 
 import nbformat
 from nbval.plugin import comment_markers, find_comment_markers, find_metadata_tags, metadata_tags
 
-from tools.author import cells, digest, header, setup_cell, template, translate
+from tools.author import cells, core, digest, header, setup_cell, template, translate
 
 
 def test_the_markers_are_nbvals_own_and_each_tag_means_the_same() -> None:
@@ -162,3 +163,19 @@ def test_the_teachers_table_marks_times_of_older_code() -> None:
     assert "| 99_x | 8 s | 60 s † | - | - |" in table and "earlier version of the lesson's code" in table
     assert "| 99_x | 8 s † | 60 s | - | - |" in header.timings_table(timings, ["99_x"], "en", {"99_x": "older"})
     assert "较早的代码" in header.timings_table(timings, ["99_x"], "zh", {"99_x": "now"})
+
+
+def test_the_teachers_table_of_what_has_run_where_counts_the_inventory() -> None:
+    results = "\n".join([
+        "| site | only on CUDA | what proves it |",
+        "|---|---|---|",
+        "| `notebooks/99_x.ipynb#aaaa0001` | prints the GPU | GPU run of 2026-11-26 (code `abc`) |",
+        "| `notebooks/99_x.ipynb#aaaa0002` | a check | everywhere; not run yet: its code changed |",
+        "| `notebooks/99_x.ipynb#aaaa0003` | a string | everywhere |",
+        "| `notebooks/99_x.ipynb#aaaa0004` | a guard | fake: tests/test_utils.py::test_a |",
+        "| `utils.py::get_device` | a module's function: not a lesson's cell | not run yet |",
+    ])
+    assert core.proven_counts(results) == {"99_x": {"gpu": 1, "fake": 1, "everywhere": 1, "not run": 1}}
+    table = core.proven_table([Path("99_x.ipynb"), Path("98_y.ipynb")], results)
+    assert "| 99_x | 3 | 1 | 1 | 1 |" in table and "| 98_y | 0 | 0 | 0 | 0 |" in table
+    assert "还没有在GPU上运行" in core.proven_table([Path("99_x.ipynb")], results, "zh")
