@@ -450,8 +450,8 @@ def test_glossary_check_wants_the_singular_and_the_other_name() -> None:
     assert not problems("Train 5 epochs.", "训练5*轮*（epoch，即迭代周期）。")
     assert problems("Train 5 epochs.", "训练5*轮*（epoch）。")  # d2l-zh's name is given at the first use
     assert not problems("A max-pool.", "最大*池化*（pooling，即汇聚）。") and problems("A max-pool.", "最大池化。")
-    assert not problems("Adam's bias correction.", "Adam的偏差修正。")  # the glossary's 不算在内: not the bias
-    assert problems("The bias.", "层的*偏置*（bias）和偏差。")  # a word to avoid, outside its exception
+    assert not problems("Adam's correction.", "Adam的偏差修正。")  # the glossary's 不算在内: not the bias
+    assert problems("Adam's correction.", "Adam修正层的偏差。")  # a word to avoid, outside its exception
 
 
 # ---- the tool, on notebooks of its own ----------------------------------------------------------------------------
