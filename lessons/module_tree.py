@@ -157,9 +157,9 @@ def describe(model: nn.Module) -> tuple[str, str]:
     registered = [box for box in tree.boxes if box.registered]
     left_out = [box for box in tree.boxes if not box.registered]
     counts = {kind: sum(box.kind == kind for box in registered) for kind in ("module", "parameter", "buffer")}
+    many = [f"{n} {kind}{'' if n == 1 else 's'}" for kind, n in counts.items()]
     en = (f"The tree of `{tree.boxes[0].what}`, one box a row, indented under its owner. Registered, solid boxes: "
-          f"{counts['module']} modules, {counts['parameter']} parameters and {counts['buffer']} buffers; "
-          "`.to()` moves these.")
+          f"{many[0]}, {many[1]} and {many[2]}; `.to()` moves these.")
     zh = (f"`{tree.boxes[0].what}`的树，每行一个框，缩进在它的所有者下面。实线框是注册过的："
           f"{counts['module']}个模块、{counts['parameter']}个参数和{counts['buffer']}个缓冲区，`.to()`会移动它们。")
     if left_out:

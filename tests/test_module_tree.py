@@ -94,7 +94,7 @@ def test_the_shared_object_gets_a_labelled_arrow() -> None:
 
 def test_the_descriptions_say_what_the_tree_holds() -> None:
     en, zh = module_tree.describe(Shortcuts())
-    assert "2 modules, 2 parameters and 1 buffers" in en and "`rand_weight`" in en and "`layers[0]`" in en
+    assert "2 modules, 2 parameters and 1 buffer;" in en and "`rand_weight`" in en and "`layers[0]`" in en
     assert "2个模块、2个参数和1个缓冲区" in zh and "未注册" in zh
     en, zh = module_tree.describe(tied_pair())
     assert "`0.weight` is one object reached from 2 places (`0`, `1`)" in en and "NOT registered" not in en
