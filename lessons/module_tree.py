@@ -135,8 +135,8 @@ def draw(model: nn.Module, title: str) -> Any:
             ax.plot([x, x, tree.boxes[child].depth - 0.05], [-parent - 0.3, -child, -child],
                     linestyle="-" if tree.boxes[child].registered else "--", color="gray", linewidth=1)
         else:  # a second way to the same object
-            ax.annotate("", xy=(tree.boxes[child].depth - 0.05, -child),
-                        xytext=(tree.boxes[parent].depth + 0.15, -parent - 0.3),
+            ax.annotate("", xy=(tree.boxes[child].depth - 0.08, -child),
+                        xytext=(tree.boxes[parent].depth - 0.1, -parent),
                         arrowprops={"arrowstyle": "->", "linestyle": ":", "color": "black",
                                     "connectionstyle": "arc3,rad=-0.4", "linewidth": 1.5})
             same = _words(f"{name}: the same object", f"{name}：同一个对象")
