@@ -130,8 +130,8 @@ def names_the_tensor_placement_misses(missing: Any, bytes_left_on_cpu: Any) -> N
 
 
 @declare("02", 3, ("tensors_held",),
-         hint_en="Section 5 (“Loss weights, `new_*` and `*_like`”) shows a loss module that holds a tensor.",
-         hint_zh="第5节（“损失的权重、`new_*`和`*_like`”）展示了一个持有张量的损失模块。")
+         hint_en="Section 5 (“Loss weights”) shows a loss module that holds a tensor.",
+         hint_zh="第5节（“损失的权重”）展示了一个持有张量的损失模块。")
 def lists_the_tensors_each_loss_holds(tensors_held: Any) -> None:
     """``tensors_held`` maps each of the three loss classes to the names of the tensors `utils.placement` shows."""
     expected = {"BCEWithLogitsLoss": ["pos_weight"], "NLLLoss": ["weight"], "CrossEntropyLoss": []}

@@ -18,9 +18,9 @@ LOWER_TRIANGLE_HIDDEN = [2, 5, 6]
 
 
 @declare("03", 1, ("LowerTriangle",), cases=LOWER_TRIANGLE_CASES, hidden="LOWER_TRIANGLE_HIDDEN",
-         hint_en="Section 4 (“A constant weight: buffers, not plain tensors”), then Going deeper's “Saving the "
+         hint_en="Section 5 (“A constant weight: buffers, not plain tensors”), then Going deeper's “Saving the "
                  "constant”.",
-         hint_zh="第4节（“常量权重：用缓冲区，而不是普通张量”），再看“进阶”部分的“保存这个常量”。",
+         hint_zh="第5节（“常量权重：用缓冲区，而不是普通张量”），再看“进阶”部分的“保存这个常量”。",
          explain_en="Why is `persistent=False` right here and wrong for `FixedHiddenMLP`?",
          explain_zh="为什么这里适合用`persistent=False`，而`FixedHiddenMLP`不适合？")
 def masks_with_a_buffer_left_out_of_the_state(LowerTriangle: type, cases: list[int]) -> None:  # noqa: N803
@@ -76,8 +76,8 @@ PARALLEL_HIDDEN = {"seed": 1, "a": "nn.Sequential(nn.Linear(6, 4), nn.ReLU())", 
 
 
 @declare("03", 2, ("Parallel",), cases=PARALLEL_CASES, hidden="PARALLEL_HIDDEN",
-         hint_en="Section 3 (“Writing `Sequential` yourself”): how a module registers the modules it holds.",
-         hint_zh="第3节（“自己实现`Sequential`”）：模块怎样注册它持有的模块。")
+         hint_en="Section 2 (“A module of your own”): how a module registers the modules it holds.",
+         hint_zh="第2节（“自己写一个模块”）：模块怎样注册它持有的模块。")
 def joins_the_outputs_of_two_registered_modules(Parallel: type, cases: dict) -> None:  # noqa: N803
     """``Parallel(a, b)(x)`` is a's output then b's along the last dimension; both are registered submodules."""
     need_callable(Parallel, "Parallel")
@@ -121,6 +121,6 @@ register(Exercise(
                   "练习要求的是形状为(N, 1, 28, 28)的批量"),
     }, ("`in_features` is {value}: not what the lazy linear layer infers from a batch of shape (N, 1, 28, 28)",
         "`in_features`是{value}：这不是惰性全连接层从形状为(N, 1, 28, 28)的批量推断出的值")),
-    hint_en="Section 5 (“Lazy layers: shapes at the first call”): a lazy layer takes its size from the first batch.",
-    hint_zh="第5节（“惰性层：第一次调用时才确定形状”）：惰性层从第一个批量得到自己的大小。",
+    hint_en="Going deeper's “Lazy layers: shapes at the first call”: a lazy layer takes its size from the first batch.",
+    hint_zh="“进阶”部分的“惰性层：第一次调用时才确定形状”：惰性层从第一个批量得到自己的大小。",
     explain_en="Why is a lazy layer handy here?", explain_zh="为什么这里用惰性层很方便？"))
