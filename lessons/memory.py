@@ -56,13 +56,23 @@ def storage_key(tensor: torch.Tensor) -> tuple[str, int]:
     return str(tensor.device), tensor.untyped_storage().data_ptr()
 
 
+SIMULATED_OUT_OF_MEMORY = {
+    "en": "Simulated out of memory: saving {more:.2f} MiB more for backward would exceed the budget of {limit:.2f} "
+    "MiB.",
+    "zh": "模拟的显存不足：再为反向传播保存{more:.2f} MiB，就会超出{limit:.2f} MiB的预算。",
+}
+"""The message of ``saved_tensors``'s simulated ``torch.OutOfMemoryError``, per edition (``more``, ``limit``: MiB)."""
+
+
 @contextlib.contextmanager
-def saved_tensors(skip: Iterable[torch.Tensor] = (), limit: int | None = None) -> Iterator[list[Saved]]:
+def saved_tensors(
+    skip: Iterable[torch.Tensor] = (), limit: int | None = None, lang: str = "en"
+) -> Iterator[list[Saved]]:
     """Record every storage autograd saves for backward inside the block, each once, in the list it yields.
 
     Storages of ``skip`` (the parameters, the batch: in memory anyway) are left out. With ``limit`` (bytes), it
     raises ``torch.OutOfMemoryError`` as soon as the recorded bytes exceed it: a GPU with that much memory for
-    activations, played on any device.
+    activations, played on any device. Its message is in ``lang`` (``SIMULATED_OUT_OF_MEMORY``).
     """
     skipped = {storage_key(t) for t in skip}
     saved: list[Saved] = []
@@ -76,10 +86,9 @@ def saved_tensors(skip: Iterable[torch.Tensor] = (), limit: int | None = None) -
                 index[key] = Saved(tensor.untyped_storage().nbytes(), tensor.dtype, tuple(tensor.shape))
                 saved.append(index[key])
                 if limit is not None and saved_bytes(saved) > limit:
+                    more = tensor.untyped_storage().nbytes() / MB
                     raise torch.OutOfMemoryError(
-                        f"Simulated out of memory: saving {tensor.untyped_storage().nbytes() / MB:.2f} MiB more "
-                        f"for backward would exceed the budget of {limit / MB:.2f} MiB."
-                    )
+                        SIMULATED_OUT_OF_MEMORY[lang].format(more=more, limit=limit / MB))
             index[key].refs.append(weakref.ref(packed))
         return packed
 
@@ -99,15 +108,19 @@ def held_bytes(saved: Iterable[Saved]) -> int:
 
 
 def accumulated_gradients(
-    model: nn.Module, loss_fn: nn.Module, inputs: torch.Tensor, targets: torch.Tensor, pieces: int
+    model: nn.Module, loss_fn: nn.Module, inputs: torch.Tensor, targets: torch.Tensor,
+    pieces: int
 ) -> list[torch.Tensor]:
-    """Return the gradients of the batch's mean loss, computed ``pieces`` micro-batches at a time.
+    """Return the gradients of the batch's mean loss, computed ``pieces`` micro-batches
+    at a time.
 
-    ``backward`` adds into ``.grad``, and each piece's mean loss is weighted by its share of the batch, so the sum
-    is the whole batch's gradient (for a mean loss and a model without batch statistics such as BatchNorm).
+    ``backward`` adds into ``.grad``, and each piece's mean loss is weighted by its
+    share of the batch, so the sum is the whole batch's gradient (for a mean loss and a
+    model without batch statistics such as BatchNorm).
     """
     model.zero_grad(set_to_none=True)
-    for x, y in zip(inputs.tensor_split(pieces), targets.tensor_split(pieces), strict=True):
+    for x, y in zip(inputs.tensor_split(pieces), targets.tensor_split(pieces),
+                    strict=True):
         (loss_fn(model(x), y) * (len(y) / len(targets))).backward()
     return [p.grad.detach().clone() for p in model.parameters() if p.grad is not None]
 
@@ -127,12 +140,12 @@ def is_out_of_memory(error: BaseException) -> bool:
 
 
 def largest_batch(run: Callable[[int], object], start: int) -> int:
-    """Return the largest batch up to ``start`` for which ``run(batch)`` raises no out-of-memory error (0 if none).
+    """Return the largest batch up to ``start`` for which ``run(batch)`` raises no
+    out-of-memory error (0 if none): halve until one fits, then bisect.
 
-    Halves the batch until one fits, then bisects between the largest that fitted and the smallest that failed. cuDNN's
-    "unable to find an engine" counts as out of memory (``is_out_of_memory``) except at a batch of 1, where it means
-    that the convolution cannot run at all, and is raised. Memory is freed after the ``except`` block, not in it: until
-    it ends, the error's traceback holds the failed step's frames and their tensors.
+    cuDNN's "unable to find an engine" counts as out of memory, except at a batch of
+    1: there the convolution cannot run at all. Memory is freed after the ``except``
+    block, whose traceback holds the failed step's tensors until it ends.
     """
     fits, fails, batch = 0, start + 1, start
     while fits + 1 < fails:
@@ -140,7 +153,8 @@ def largest_batch(run: Callable[[int], object], start: int) -> int:
             run(batch)
             fits = batch
         except RuntimeError as error:  # torch.OutOfMemoryError is a RuntimeError
-            if not is_out_of_memory(error) or (batch == 1 and not isinstance(error, torch.OutOfMemoryError)):
+            real = isinstance(error, torch.OutOfMemoryError)
+            if not is_out_of_memory(error) or (batch == 1 and not real):
                 raise
             fails = batch
         if fails == batch:

@@ -118,6 +118,9 @@ def test_a_limit_raises_out_of_memory_as_soon_as_it_is_exceeded() -> None:
         with memory.saved_tensors(skip, limit=memory.MB // 4) as saved:
             nn.functional.cross_entropy(model(x), y)
     assert [e.nbytes for e in saved] == [4 * 32 * 32 * 32 * 4]  # stopped at the first convolution's output
+    with pytest.raises(torch.OutOfMemoryError, match=r"^模拟的显存不足：再为反向传播保存0\.50 MiB，就会超出0\.25 MiB"):
+        with memory.saved_tensors(skip, limit=memory.MB // 4, lang="zh"):  # notebook 10's Chinese edition
+            nn.functional.cross_entropy(model(x), y)
 
 
 def test_autocast_saves_fewer_bytes_than_float32() -> None:
