@@ -141,12 +141,8 @@ def is_out_of_memory(error: BaseException) -> bool:
 
 def largest_batch(run: Callable[[int], object], start: int) -> int:
     """Return the largest batch up to ``start`` for which ``run(batch)`` raises no
-    out-of-memory error (0 if none): halve until one fits, then bisect.
-
-    cuDNN's "unable to find an engine" counts as out of memory, except at a batch of
-    1: there the convolution cannot run at all. Memory is freed after the ``except``
-    block, whose traceback holds the failed step's tensors until it ends.
-    """
+    out-of-memory error (0 if none): halve until one fits, then bisect. cuDNN's "no
+    engine" counts, but not at batch 1 (the convolution cannot run at all)."""
     fits, fails, batch = 0, start + 1, start
     while fits + 1 < fails:
         try:

@@ -2,8 +2,8 @@
 rungs of the ladder that a GPU adds; the ladder's table.
 
 Lesson module (see ``lessons/__init__.py`` for where code lives): it needs nothing from ``utils``, and ``utils``
-never imports it. Notebook 09 shows ``pcie_link_gbps`` and ``gpu_rungs`` in full, so their lines fit the notebooks'
-88 characters. Its unit tests are in ``tests/test_speed.py``.
+never imports it. Notebook 09 shows ``pcie_link_gbps``, ``compiled_rungs`` and ``gpu_rungs`` in full, so their
+lines fit the notebooks' 88 characters and a cell's 20 lines. Its unit tests are in ``tests/test_speed.py``.
 """
 
 from __future__ import annotations
@@ -16,13 +16,9 @@ import torch
 
 def pcie_link_gbps(gpu: torch.device,
                    devices: Path = Path("/sys/bus/pci/devices")) -> float | None:
-    """Return the GB/s per direction of the GPU's PCIe link at its maximum speed and
-    width, or None where Linux does not report them (``devices``: the kernel's folder
-    of PCI devices; another one in tests).
-
-    The link's maximum is the lower of what the GPU and the port above it can do
-    (``max_link_speed``, ``max_link_width``); the ``current_`` values are lower while
-    the GPU idles, which saves power."""
+    """Return the GB/s per direction of the GPU's PCIe link at its maximum, the lower of
+    the GPU's and its port's (``max_link_speed``, ``max_link_width``, not the idle
+    ``current_`` values), or None where Linux does not say (``devices``: for tests)."""
     props = torch.cuda.get_device_properties(gpu)
     folder = (devices / f"{props.pci_domain_id:04x}:{props.pci_bus_id:02x}:"
               f"{props.pci_device_id:02x}.0").resolve()
@@ -47,19 +43,19 @@ def can_compile(device: torch.device) -> bool:
     return device.type == "cuda" and has_triton_package() and torch.cuda.get_device_capability(device) >= (7, 0)
 
 
-def gpu_rungs(
-    device: torch.device, batch: int, amp_dtype: torch.dtype
-) -> list[dict[str, Any]]:
-    """Return the rungs of notebook 09's ladder that a GPU adds after its first five,
-    each a dict as the notebook's rungs are (``vs``: the index of the rung it is
-    compared with, ``change``: what differs from that rung).
+def compiled_rungs(same: dict[str, Any], low: str) -> list[dict[str, Any]]:
+    """Return notebook 09's two ``torch.compile`` rungs: float32 alone, then with
+    ``low`` autocast and ``channels_last`` too, both ``same`` as rung 2 otherwise."""
+    return [{**same, "name": "float32 + compile", "compile": True, "change": "compile"},
+            {**same, "name": f"{low} + c_last + compile", "amp": True,
+             "channels_last": True, "compile": True, "change": "all three"}]
 
-    On CUDA: ``cudnn.benchmark``, against rung 2 (float32 at ``batch`` images). Where
-    ``can_compile``: ``torch.compile`` alone, then with ``amp_dtype`` autocast and
-    ``channels_last`` too, both against rung 2. On any device but the CPU: rung 1
-    (float32, batch 64) on the CPU. Where mixed precision is float16: a
-    ``GradScaler``, against rung 3. None on a CPU in bfloat16.
-    """
+
+def gpu_rungs(device: torch.device, batch: int, amp_dtype: torch.dtype) -> list[dict]:
+    """Return the rungs a GPU adds to notebook 09's ladder, dicts like the notebook's
+    rungs: on CUDA ``cudnn.benchmark``, then ``compiled_rungs`` where
+    ``can_compile``, all against rung 2; off the CPU, rung 1 on the CPU; in float16, a
+    ``GradScaler`` against rung 3. None on a CPU in bfloat16."""
     low = str(amp_dtype).removeprefix("torch.")
     same = {"batch": batch, "device": device, "vs": 1}  # against rung 2: same batch
     rungs: list[dict[str, Any]] = []
@@ -67,10 +63,7 @@ def gpu_rungs(
         rungs.append({**same, "name": "float32 + cudnn.benchmark", "benchmark": True,
                       "change": "cudnn.benchmark"})
     if can_compile(device):
-        rungs += [{**same, "name": "float32 + compile", "compile": True,
-                   "change": "compile"},
-                  {**same, "name": f"{low} + c_last + compile", "amp": True,
-                   "channels_last": True, "compile": True, "change": "all three"}]
+        rungs += compiled_rungs(same, low)
     if device.type != "cpu":
         rungs.append({"name": "float32, batch 64, CPU", "batch": 64, "vs": 0,
                       "device": torch.device("cpu"), "change": "device"})
@@ -86,7 +79,7 @@ LADDER_WORDS = {
            "quick": "Quick mode: tiny sizes, one step per timed call, two rounds. These "
                     "ratios are noise, not what the rungs change; Going deeper gives an "
                     "H100's ladder."},
-    "zh": {"rung": "级", "images/s": "图像/秒", "spread": "波动",
+    "zh": {"rung": "级", "images/s": "张/秒", "spread": "波动",
            "compared with": "对比", "speed-up": "加速比",
            "quick": "快速模式：尺寸很小，每次计时只跑一步，共两轮。这些比值是噪声，"
                     "不是各级改动的效果。H100上的阶梯见“进阶”部分。"},

@@ -153,7 +153,7 @@ def test_ladder_table_speaks_the_editions_language_and_says_what_quick_mode_is()
     english = speed.ladder_table(rungs, 2e6, "en", quick=True).splitlines()
     assert english[0].startswith("Quick mode:") and "noise" in english[0] and english[1].split()[0] == "rung"
     chinese = speed.ladder_table(rungs, 2e6, "zh", quick=True).splitlines()
-    assert chinese[0].startswith("快速模式") and chinese[1].split()[:3] == ["级", "图像/秒", "波动"]
+    assert chinese[0].startswith("快速模式") and chinese[1].split()[:3] == ["级", "张/秒", "波动"]
     assert re.search(r"[a-z]{2,}", chinese[0]) is None  # no English word in the Chinese note (H100 is a name)
     assert chinese[2:] == english[2:]  # the rows: the same numbers
     assert speed.ladder_table(rungs, 2e6, "zh").splitlines()[1:] == chinese[2:]  # no note outside quick mode
