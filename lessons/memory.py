@@ -17,6 +17,7 @@ import gc
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import torch
 from torch import nn
@@ -197,3 +198,12 @@ def graph_nodes(tensor: torch.Tensor) -> int:
             seen[id(node)] = node
             stack.extend(next_node for next_node, _ in node.next_functions)
     return len(seen)
+
+
+def draw_growth(ax: Any, batch_sizes: list[int], saved: list[int], param_bytes: int,
+                colors: tuple[str, str], labels: tuple[str, str]) -> None:
+    """Draw on matplotlib ``ax`` the bytes ``saved`` for backward at each batch size (circles, a solid line) and the
+    parameters' ``param_bytes`` at every size (squares, a dashed line), in MiB, with ``labels`` for the legend."""
+    ax.plot(batch_sizes, [s / MB for s in saved], "o-", color=colors[0], label=labels[0])
+    ax.plot(batch_sizes, [param_bytes / MB] * len(batch_sizes), "s--", color=colors[1], label=labels[1])
+    ax.legend()

@@ -110,3 +110,15 @@ def ladder_table(rungs: list[dict[str, Any]], flop_per_image: float, lang: str =
         lines.append(f"{number} {rung['name']:<29} {rung['images/s']:>10,.0f} {rung['spread']:>5.2f}x  {against:<26} "
                      f"{speedup:>8} {tflops:>8.3g}")
     return "\n".join(lines)
+
+
+def draw_ladder(ax: Any, rungs: list[dict[str, Any]], color: str) -> list[tuple[str, float]]:
+    """Draw on matplotlib ``ax`` one horizontal bar per rung that is compared with another (``vs`` not None): its
+    images/s over that rung's, the first rung on top, and a grey line at 1 (no change). Return each bar's label
+    (the rung's name and what it changes) and ratio, top to bottom."""
+    compared = [rung for rung in rungs if rung["vs"] is not None]
+    bars = [(f"{rung['name']} ({rung['change']})", rung["images/s"] / rungs[rung["vs"]]["images/s"])
+            for rung in compared]
+    ax.barh([label for label, _ in bars][::-1], [ratio for _, ratio in bars][::-1], color=color, hatch="//")
+    ax.axvline(1, color="gray", linewidth=1)
+    return bars

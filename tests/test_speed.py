@@ -157,3 +157,26 @@ def test_ladder_table_speaks_the_editions_language_and_says_what_quick_mode_is()
     assert re.search(r"[a-z]{2,}", chinese[0]) is None  # no English word in the Chinese note (H100 is a name)
     assert chinese[2:] == english[2:]  # the rows: the same numbers
     assert speed.ladder_table(rungs, 2e6, "zh").splitlines()[1:] == chinese[2:]  # no note outside quick mode
+
+
+def test_draw_ladder_draws_one_bar_per_comparison_from_the_rungs() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rungs = [
+        {"name": "float32, batch 64", "vs": None, "change": "", "images/s": 1000.0},
+        {"name": "float32, batch 512", "vs": 0, "change": "batch", "images/s": 8000.0},
+        {"name": "bfloat16 autocast", "vs": 1, "change": "precision", "images/s": 6000.0},
+    ]
+    fig, ax = plt.subplots()
+    bars = speed.draw_ladder(ax, rungs, "#0072B2")
+    assert bars == [("float32, batch 512 (batch)", 8.0), ("bfloat16 autocast (precision)", 0.75)]
+    drawn = sorted((patch.get_y(), patch.get_width()) for patch in ax.patches)
+    assert [width for _, width in drawn] == [0.75, 8.0]  # the first comparison on top: bars drawn bottom up
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels == ["bfloat16 autocast (precision)", "float32, batch 512 (batch)"]
+    assert all(patch.get_hatch() == "//" for patch in ax.patches)  # not by colour alone
+    assert [line.get_xdata()[0] for line in ax.lines] == [1]  # the line of no change
+    plt.close(fig)
