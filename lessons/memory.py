@@ -17,6 +17,7 @@ import gc
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import torch
 from torch import nn
@@ -56,13 +57,23 @@ def storage_key(tensor: torch.Tensor) -> tuple[str, int]:
     return str(tensor.device), tensor.untyped_storage().data_ptr()
 
 
+SIMULATED_OUT_OF_MEMORY = {
+    "en": "Simulated out of memory: saving {more:.2f} MiB more for backward would exceed the budget of {limit:.2f} "
+    "MiB.",
+    "zh": "模拟的显存不足：再为反向传播保存{more:.2f} MiB，就会超出{limit:.2f} MiB的预算。",
+}
+"""The message of ``saved_tensors``'s simulated ``torch.OutOfMemoryError``, per edition (``more``, ``limit``: MiB)."""
+
+
 @contextlib.contextmanager
-def saved_tensors(skip: Iterable[torch.Tensor] = (), limit: int | None = None) -> Iterator[list[Saved]]:
+def saved_tensors(
+    skip: Iterable[torch.Tensor] = (), limit: int | None = None, lang: str = "en"
+) -> Iterator[list[Saved]]:
     """Record every storage autograd saves for backward inside the block, each once, in the list it yields.
 
     Storages of ``skip`` (the parameters, the batch: in memory anyway) are left out. With ``limit`` (bytes), it
     raises ``torch.OutOfMemoryError`` as soon as the recorded bytes exceed it: a GPU with that much memory for
-    activations, played on any device.
+    activations, played on any device. Its message is in ``lang`` (``SIMULATED_OUT_OF_MEMORY``).
     """
     skipped = {storage_key(t) for t in skip}
     saved: list[Saved] = []
@@ -76,10 +87,9 @@ def saved_tensors(skip: Iterable[torch.Tensor] = (), limit: int | None = None) -
                 index[key] = Saved(tensor.untyped_storage().nbytes(), tensor.dtype, tuple(tensor.shape))
                 saved.append(index[key])
                 if limit is not None and saved_bytes(saved) > limit:
+                    more = tensor.untyped_storage().nbytes() / MB
                     raise torch.OutOfMemoryError(
-                        f"Simulated out of memory: saving {tensor.untyped_storage().nbytes() / MB:.2f} MiB more "
-                        f"for backward would exceed the budget of {limit / MB:.2f} MiB."
-                    )
+                        SIMULATED_OUT_OF_MEMORY[lang].format(more=more, limit=limit / MB))
             index[key].refs.append(weakref.ref(packed))
         return packed
 
@@ -99,15 +109,19 @@ def held_bytes(saved: Iterable[Saved]) -> int:
 
 
 def accumulated_gradients(
-    model: nn.Module, loss_fn: nn.Module, inputs: torch.Tensor, targets: torch.Tensor, pieces: int
+    model: nn.Module, loss_fn: nn.Module, inputs: torch.Tensor, targets: torch.Tensor,
+    pieces: int
 ) -> list[torch.Tensor]:
-    """Return the gradients of the batch's mean loss, computed ``pieces`` micro-batches at a time.
+    """Return the gradients of the batch's mean loss, computed ``pieces`` micro-batches
+    at a time.
 
-    ``backward`` adds into ``.grad``, and each piece's mean loss is weighted by its share of the batch, so the sum
-    is the whole batch's gradient (for a mean loss and a model without batch statistics such as BatchNorm).
+    ``backward`` adds into ``.grad``, and each piece's mean loss is weighted by its
+    share of the batch, so the sum is the whole batch's gradient (for a mean loss and a
+    model without batch statistics such as BatchNorm).
     """
     model.zero_grad(set_to_none=True)
-    for x, y in zip(inputs.tensor_split(pieces), targets.tensor_split(pieces), strict=True):
+    for x, y in zip(inputs.tensor_split(pieces), targets.tensor_split(pieces),
+                    strict=True):
         (loss_fn(model(x), y) * (len(y) / len(targets))).backward()
     return [p.grad.detach().clone() for p in model.parameters() if p.grad is not None]
 
@@ -127,20 +141,17 @@ def is_out_of_memory(error: BaseException) -> bool:
 
 
 def largest_batch(run: Callable[[int], object], start: int) -> int:
-    """Return the largest batch up to ``start`` for which ``run(batch)`` raises no out-of-memory error (0 if none).
-
-    Halves the batch until one fits, then bisects between the largest that fitted and the smallest that failed. cuDNN's
-    "unable to find an engine" counts as out of memory (``is_out_of_memory``) except at a batch of 1, where it means
-    that the convolution cannot run at all, and is raised. Memory is freed after the ``except`` block, not in it: until
-    it ends, the error's traceback holds the failed step's frames and their tensors.
-    """
+    """Return the largest batch up to ``start`` for which ``run(batch)`` raises no
+    out-of-memory error (0 if none): halve until one fits, then bisect. cuDNN's "no
+    engine" counts, but not at batch 1 (the convolution cannot run at all)."""
     fits, fails, batch = 0, start + 1, start
     while fits + 1 < fails:
         try:
             run(batch)
             fits = batch
         except RuntimeError as error:  # torch.OutOfMemoryError is a RuntimeError
-            if not is_out_of_memory(error) or (batch == 1 and not isinstance(error, torch.OutOfMemoryError)):
+            real = isinstance(error, torch.OutOfMemoryError)
+            if not is_out_of_memory(error) or (batch == 1 and not real):
                 raise
             fails = batch
         if fails == batch:
@@ -187,3 +198,12 @@ def graph_nodes(tensor: torch.Tensor) -> int:
             seen[id(node)] = node
             stack.extend(next_node for next_node, _ in node.next_functions)
     return len(seen)
+
+
+def draw_growth(ax: Any, batch_sizes: list[int], saved: list[int], param_bytes: int,
+                colors: tuple[str, str], labels: tuple[str, str]) -> None:
+    """Draw on matplotlib ``ax`` the bytes ``saved`` for backward at each batch size (circles, a solid line) and the
+    parameters' ``param_bytes`` at every size (squares, a dashed line), in MiB, with ``labels`` for the legend."""
+    ax.plot(batch_sizes, [s / MB for s in saved], "o-", color=colors[0], label=labels[0])
+    ax.plot(batch_sizes, [param_bytes / MB] * len(batch_sizes), "s--", color=colors[1], label=labels[1])
+    ax.legend()

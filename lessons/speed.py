@@ -2,8 +2,8 @@
 rungs of the ladder that a GPU adds; the ladder's table.
 
 Lesson module (see ``lessons/__init__.py`` for where code lives): it needs nothing from ``utils``, and ``utils``
-never imports it. Notebook 09 shows ``pcie_link_gbps`` and ``gpu_rungs`` in full. Its unit tests are in
-``tests/test_speed.py``.
+never imports it. Notebook 09 shows ``pcie_link_gbps``, ``compiled_rungs`` and ``gpu_rungs`` in full, so their
+lines fit the notebooks' 88 characters and a cell's 20 lines. Its unit tests are in ``tests/test_speed.py``.
 """
 
 from __future__ import annotations
@@ -16,21 +16,19 @@ import torch
 
 def pcie_link_gbps(gpu: torch.device,
                    devices: Path = Path("/sys/bus/pci/devices")) -> float | None:
-    """Return the GB/s per direction of the GPU's PCIe link at its maximum speed and
-    width, or None where Linux does not report them (``devices``: the kernel's folder
-    of PCI devices; another one in tests).
-
-    The link's maximum is the lower of what the GPU and the port above it can do
-    (``max_link_speed``, ``max_link_width``); the ``current_`` values are lower while
-    the GPU idles, which saves power."""
+    """Return the GB/s per direction of the GPU's PCIe link at its maximum, the lower of
+    the GPU's and its port's (``max_link_speed``, ``max_link_width``, not the idle
+    ``current_`` values), or None where Linux does not say (``devices``: for tests)."""
     props = torch.cuda.get_device_properties(gpu)
     folder = (devices / f"{props.pci_domain_id:04x}:{props.pci_bus_id:02x}:"
               f"{props.pci_device_id:02x}.0").resolve()
-    ends = [end for end in (folder, folder.parent) if (end / "max_link_speed").is_file()]  # the GPU, its port
-    try:
-        gt_per_s = min(float((end / "max_link_speed").read_text().split()[0]) for end in ends)  # "32.0 GT/s PCIe"
+    ends = [end for end in (folder, folder.parent)  # the GPU, its port
+            if (end / "max_link_speed").is_file()]
+    try:  # a speed reads "32.0 GT/s PCIe"
+        gt_per_s = min(float((end / "max_link_speed").read_text().split()[0])
+                       for end in ends)
         lanes = min(int((end / "max_link_width").read_text()) for end in ends)
-    except (OSError, ValueError, IndexError):  # no such files (min of nothing), or a text such as "Unknown"
+    except (OSError, ValueError, IndexError):  # no files (min of nothing), "Unknown"
         return None
     encoding = 128 / 130 if gt_per_s >= 8 else 8 / 10  # PCIe 3.0 to 5.0, or 1.0 and 2.0
     return gt_per_s * lanes * encoding / 8
@@ -45,38 +43,64 @@ def can_compile(device: torch.device) -> bool:
     return device.type == "cuda" and has_triton_package() and torch.cuda.get_device_capability(device) >= (7, 0)
 
 
-def gpu_rungs(device: torch.device, batch: int, amp_dtype: torch.dtype) -> list[dict[str, Any]]:
-    """Return the rungs of notebook 09's ladder that a GPU adds after its first five, each a dict as the notebook's
-    rungs are (``vs``: the index of the rung it is compared with, ``change``: what differs from that rung).
+def compiled_rungs(same: dict[str, Any], low: str) -> list[dict[str, Any]]:
+    """Return notebook 09's two ``torch.compile`` rungs: float32 alone, then with
+    ``low`` autocast and ``channels_last`` too, both ``same`` as rung 2 otherwise."""
+    return [{**same, "name": "float32 + compile", "compile": True, "change": "compile"},
+            {**same, "name": f"{low} + c_last + compile", "amp": True,
+             "channels_last": True, "compile": True, "change": "all three"}]
 
-    Where ``can_compile``: ``torch.compile`` alone, then with ``amp_dtype`` autocast and ``channels_last`` too, both
-    against rung 2 (float32 at ``batch`` images). On any device but the CPU: rung 1 (float32, batch 64) on the CPU.
-    Where mixed precision is float16: a ``GradScaler``, against rung 3. None on a CPU in bfloat16.
-    """
+
+def gpu_rungs(device: torch.device, batch: int, amp_dtype: torch.dtype) -> list[dict]:
+    """Return the rungs a GPU adds to notebook 09's ladder, dicts like the notebook's
+    rungs: on CUDA ``cudnn.benchmark``, then ``compiled_rungs`` where
+    ``can_compile``, all against rung 2; off the CPU, rung 1 on the CPU; in float16, a
+    ``GradScaler`` against rung 3. None on a CPU in bfloat16."""
     low = str(amp_dtype).removeprefix("torch.")
-    same = {"batch": batch, "device": device, "vs": 1}  # compared with rung 2: float32 at the same batch
+    same = {"batch": batch, "device": device, "vs": 1}  # against rung 2: same batch
     rungs: list[dict[str, Any]] = []
+    if device.type == "cuda":  # cuDNN times its algorithms once per shape
+        rungs.append({**same, "name": "float32 + cudnn.benchmark", "benchmark": True,
+                      "change": "cudnn.benchmark"})
     if can_compile(device):
-        rungs += [{**same, "name": "float32 + compile", "compile": True, "change": "compile"},
-                  {**same, "name": f"{low} + c_last + compile", "amp": True, "channels_last": True, "compile": True,
-                   "change": "all three"}]
+        rungs += compiled_rungs(same, low)
     if device.type != "cpu":
-        rungs.append({"name": "float32, batch 64, CPU", "batch": 64, "device": torch.device("cpu"), "vs": 0,
-                      "change": "device"})
-    if amp_dtype == torch.float16:  # training in float16 needs the scaler: timed apart, against rung 3
-        rungs.append({**same, "name": "float16 + GradScaler", "amp": True, "scaler": True, "vs": 2, "change": "scaler"})
+        rungs.append({"name": "float32, batch 64, CPU", "batch": 64, "vs": 0,
+                      "device": torch.device("cpu"), "change": "device"})
+    if amp_dtype == torch.float16:  # float16 needs the scaler: timed apart, vs rung 3
+        rungs.append({**same, "name": "float16 + GradScaler", "amp": True,
+                      "scaler": True, "vs": 2, "change": "scaler"})
     return rungs
 
 
-def ladder_table(rungs: list[dict[str, Any]], flop_per_image: float) -> str:
+LADDER_WORDS = {
+    "en": {"rung": "rung", "images/s": "images/s", "spread": "spread",
+           "compared with": "compared with", "speed-up": "speed-up",
+           "quick": "Quick mode: tiny sizes, one step per timed call, two rounds. These "
+                    "ratios are noise, not what the rungs change; Going deeper gives an "
+                    "H100's ladder."},
+    "zh": {"rung": "级", "images/s": "张/秒", "spread": "波动",
+           "compared with": "对比", "speed-up": "加速比",
+           "quick": "快速模式：尺寸很小，每次计时只跑一步，共两轮。这些比值是噪声，"
+                    "不是各级改动的效果。H100上的阶梯见“进阶”部分。"},
+}
+"""The words of ``ladder_table``'s heading line and quick-mode note, per edition."""
+
+
+def ladder_table(rungs: list[dict[str, Any]], flop_per_image: float, lang: str = "en",
+                 quick: bool = False) -> str:
     """Return notebook 09's table of timed rungs: for each, its training images/s, the spread of its rounds (slowest
     over fastest), the rung it is compared with and what differs, its speed-up over that rung (``-`` for none) and
     its rate in TFLOP/s (images/s times ``flop_per_image``).
 
     Each rung is a dict with ``name``, ``images/s``, ``spread``, ``vs`` (the index of the rung it is compared with,
-    or None) and ``change``.
+    or None) and ``change``. The heading line is in ``lang`` (``LADDER_WORDS``); with ``quick``, a first line says
+    that quick mode's ratios are noise.
     """
-    lines = [f"{'rung':<31} {'images/s':>10} {'spread':>6}  {'compared with':<26} {'speed-up':>8} {'TFLOP/s':>8}"]
+    words = LADDER_WORDS[lang]
+    lines = [words["quick"]] if quick else []
+    lines.append(f"{words['rung']:<31} {words['images/s']:>10} {words['spread']:>6}  "
+                 f"{words['compared with']:<26} {words['speed-up']:>8} {'TFLOP/s':>8}")
     for number, rung in enumerate(rungs, start=1):
         against, speedup = "", "-"
         if rung["vs"] is not None:
@@ -86,3 +110,15 @@ def ladder_table(rungs: list[dict[str, Any]], flop_per_image: float) -> str:
         lines.append(f"{number} {rung['name']:<29} {rung['images/s']:>10,.0f} {rung['spread']:>5.2f}x  {against:<26} "
                      f"{speedup:>8} {tflops:>8.3g}")
     return "\n".join(lines)
+
+
+def draw_ladder(ax: Any, rungs: list[dict[str, Any]], color: str) -> list[tuple[str, float]]:
+    """Draw on matplotlib ``ax`` one horizontal bar per rung that is compared with another (``vs`` not None): its
+    images/s over that rung's, the first rung on top, and a grey line at 1 (no change). Return each bar's label
+    (the rung's name and what it changes) and ratio, top to bottom."""
+    compared = [rung for rung in rungs if rung["vs"] is not None]
+    bars = [(f"{rung['name']} ({rung['change']})", rung["images/s"] / rungs[rung["vs"]]["images/s"])
+            for rung in compared]
+    ax.barh([label for label, _ in bars][::-1], [ratio for _, ratio in bars][::-1], color=color, hatch="//")
+    ax.axvline(1, color="gray", linewidth=1)
+    return bars

@@ -118,6 +118,9 @@ def test_a_limit_raises_out_of_memory_as_soon_as_it_is_exceeded() -> None:
         with memory.saved_tensors(skip, limit=memory.MB // 4) as saved:
             nn.functional.cross_entropy(model(x), y)
     assert [e.nbytes for e in saved] == [4 * 32 * 32 * 32 * 4]  # stopped at the first convolution's output
+    with pytest.raises(torch.OutOfMemoryError, match=r"^模拟的显存不足：再为反向传播保存0\.50 MiB，就会超出0\.25 MiB"):
+        with memory.saved_tensors(skip, limit=memory.MB // 4, lang="zh"):  # notebook 10's Chinese edition
+            nn.functional.cross_entropy(model(x), y)
 
 
 def test_autocast_saves_fewer_bytes_than_float32() -> None:
@@ -369,3 +372,21 @@ def test_gpu_budget_makes_a_real_gpu_run_out() -> None:
         torch.empty(256 * memory.MB, dtype=torch.uint8, device=gpu)
     after = torch.empty(256 * memory.MB, dtype=torch.uint8, device=gpu)  # the cap is lifted
     assert after.numel() == 256 * memory.MB
+
+
+def test_draw_growth_draws_the_saved_bytes_and_the_parameters_in_mib() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    memory.draw_growth(ax, [8, 16], [2 * memory.MB, 4 * memory.MB], memory.MB // 2, ("#0072B2", "#E69F00"),
+                       ("activations", "parameters"))
+    saved, params = ax.lines
+    assert list(saved.get_xdata()) == [8, 16] and list(saved.get_ydata()) == [2.0, 4.0]
+    assert list(params.get_ydata()) == [0.5, 0.5]
+    assert (saved.get_marker(), saved.get_linestyle()) == ("o", "-")  # markers and line styles, not colour alone
+    assert (params.get_marker(), params.get_linestyle()) == ("s", "--")
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["activations", "parameters"]
+    plt.close(fig)

@@ -3,6 +3,7 @@ torch's C layer and passed as the notebook passes it (``utils.get_device()``, no
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -79,8 +80,10 @@ RUNG_KEYS = {"name", "batch", "device", "vs", "change"}
 @pytest.mark.parametrize(
     ("capability", "names"),
     [
-        ((9, 0), ["float32 + compile", "bfloat16 + c_last + compile", "float32, batch 64, CPU"]),  # an H100
-        ((7, 5), ["float32 + compile", "float16 + c_last + compile", "float32, batch 64, CPU", "float16 + GradScaler"]),
+        ((9, 0), ["float32 + cudnn.benchmark", "float32 + compile", "bfloat16 + c_last + compile",
+                  "float32, batch 64, CPU"]),  # an H100
+        ((7, 5), ["float32 + cudnn.benchmark", "float32 + compile", "float16 + c_last + compile",
+                  "float32, batch 64, CPU", "float16 + GradScaler"]),
     ],
     ids=["bfloat16-gpu", "t4"],
 )
@@ -96,6 +99,8 @@ def test_gpu_rungs_on_cuda_gpus_as_the_notebook_asks(
     compiled = [rung for rung in rungs if rung.get("compile")]
     assert [rung["vs"] for rung in compiled] == [1, 1] and all(r["batch"] == 512 and r["device"] == device
                                                                for r in compiled)  # against rung 2, same batch
+    benchmark = [rung for rung in rungs if rung.get("benchmark")]
+    assert [(r["vs"], r["batch"], r["device"]) for r in benchmark] == [(1, 512, device)]  # one flag, vs rung 2
     cpu = next(rung for rung in rungs if rung["change"] == "device")
     assert cpu["device"] == torch.device("cpu") and cpu["batch"] == 64 and cpu["vs"] == 0  # rung 1, on the CPU
     scaler = [rung for rung in rungs if rung.get("scaler")]
@@ -116,7 +121,7 @@ def test_no_compiled_rungs_where_torch_compile_cannot_compile(
     device = utils.get_device()
     assert not speed.can_compile(device)
     names = [rung["name"] for rung in speed.gpu_rungs(device, 512, torch.float16)]
-    assert names == ["float32, batch 64, CPU", "float16 + GradScaler"]
+    assert names == ["float32 + cudnn.benchmark", "float32, batch 64, CPU", "float16 + GradScaler"]
     monkeypatch.setattr(torch.utils._triton, "has_triton_package", lambda: True)
     FakeGpu(monkeypatch, capability=(7, 5))
     assert speed.can_compile(device) and not speed.can_compile(torch.device("cpu"))
@@ -126,7 +131,8 @@ def test_gpu_rungs_elsewhere(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(utils.AMP_DTYPE_ENV, raising=False)
     assert speed.gpu_rungs(torch.device("cpu"), 128, torch.bfloat16) == []  # the CPU adds nothing
     mac = speed.gpu_rungs(torch.device("mps"), 128, utils.amp_dtype(torch.device("mps")))  # float16, no compile
-    assert [rung["name"] for rung in mac] == ["float32, batch 64, CPU", "float16 + GradScaler"]
+    assert [rung["name"] for rung in mac] == ["float32, batch 64, CPU", "float16 + GradScaler"]  # no cuDNN flag
+    assert not any(rung.get("benchmark") for rung in mac)
 
 
 def test_ladder_table_compares_each_rung_with_the_one_it_changes() -> None:
@@ -140,3 +146,37 @@ def test_ladder_table_compares_each_rung_with_the_one_it_changes() -> None:
     assert lines[1].split() == ["1", "float32,", "batch", "64", "1,000", "1.10x", "-", "0.002"]
     assert "rung 1: batch" in lines[2] and lines[2].split()[-2:] == ["8.00x", "0.016"]
     assert "rung 2: precision" in lines[3] and lines[3].split()[-2:] == ["0.75x", "0.012"]
+
+
+def test_ladder_table_speaks_the_editions_language_and_says_what_quick_mode_is() -> None:
+    rungs = [{"name": "float32, batch 64", "vs": None, "change": "", "images/s": 1000.0, "spread": 1.1}]
+    english = speed.ladder_table(rungs, 2e6, "en", quick=True).splitlines()
+    assert english[0].startswith("Quick mode:") and "noise" in english[0] and english[1].split()[0] == "rung"
+    chinese = speed.ladder_table(rungs, 2e6, "zh", quick=True).splitlines()
+    assert chinese[0].startswith("快速模式") and chinese[1].split()[:3] == ["级", "张/秒", "波动"]
+    assert re.search(r"[a-z]{2,}", chinese[0]) is None  # no English word in the Chinese note (H100 is a name)
+    assert chinese[2:] == english[2:]  # the rows: the same numbers
+    assert speed.ladder_table(rungs, 2e6, "zh").splitlines()[1:] == chinese[2:]  # no note outside quick mode
+
+
+def test_draw_ladder_draws_one_bar_per_comparison_from_the_rungs() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rungs = [
+        {"name": "float32, batch 64", "vs": None, "change": "", "images/s": 1000.0},
+        {"name": "float32, batch 512", "vs": 0, "change": "batch", "images/s": 8000.0},
+        {"name": "bfloat16 autocast", "vs": 1, "change": "precision", "images/s": 6000.0},
+    ]
+    fig, ax = plt.subplots()
+    bars = speed.draw_ladder(ax, rungs, "#0072B2")
+    assert bars == [("float32, batch 512 (batch)", 8.0), ("bfloat16 autocast (precision)", 0.75)]
+    drawn = sorted((patch.get_y(), patch.get_width()) for patch in ax.patches)
+    assert [width for _, width in drawn] == [0.75, 8.0]  # the first comparison on top: bars drawn bottom up
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels == ["bfloat16 autocast (precision)", "float32, batch 512 (batch)"]
+    assert all(patch.get_hatch() == "//" for patch in ax.patches)  # not by colour alone
+    assert [line.get_xdata()[0] for line in ax.lines] == [1]  # the line of no change
+    plt.close(fig)
