@@ -437,6 +437,9 @@ def test_chinese_messages(capsys: pytest.CaptureFixture) -> None:
     assert lines[2] == "✓ 练习1：正确。"
     assert lines[3].startswith("✓ 练习3：正确。问题“为什么这里用惰性层很方便？”不由检查判断：请用文字回答")
     assert lines[4].startswith("练习1的提示：第3节")
+    said = [exercises.result("03", 3, torch.ones(3))[1], exercises.result("04", 1, None, None)[1]]
+    assert "形状为(3,)的张量" in said[0] and "tensor" not in said[0], said  # no English phrase in a Chinese sentence
+    assert "`n_params`、`n_state`仍是None" in said[1], said  # a Chinese list is joined with 、
 
 
 def _literal_text(node: ast.AST) -> str:

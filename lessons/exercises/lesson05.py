@@ -15,7 +15,17 @@ from unittest import mock
 import torch
 from torch import nn
 
-from lessons.exercises.core import NotAnswered, as_number, brief, call, declare, need_callable, need_number, wrong
+from lessons.exercises.core import (
+    NotAnswered,
+    as_number,
+    brief,
+    call,
+    declare,
+    listed,
+    need_callable,
+    need_number,
+    wrong,
+)
 from lessons.exercises.kinds import whole_number
 
 
@@ -142,7 +152,7 @@ KEEP_BEST_HIDDEN = {
 
 @declare("05", 3, ("keep_best",), cases=KEEP_BEST_CASES, hidden="KEEP_BEST_HIDDEN",
          hint_en="Going deeper's “Writing checkpoints atomically”. A tie does not beat the best score.",
-         hint_zh="“进阶”部分的“原子化地写入检查点”。分数持平不算超过最好成绩。")
+         hint_zh="“进阶”部分的“原子化地写入检查点”。分数持平不算超过最佳分数。")
 def keeps_the_best_checkpoint_atomically(keep_best: Callable[..., Any], cases: dict[str, Any]) -> None:
     """``keep_best`` returns the best score so far and leaves its model's state_dict at best_path, alone, even when
     a save crashes half-way."""
@@ -167,7 +177,7 @@ def keeps_the_best_checkpoint_atomically(keep_best: Callable[..., Any], cases: d
             got = call(shown, keep_best, models[index], score, path, best)
             if as_number(got) != new_best:
                 raise wrong(f"`{shown}` returned {brief(got)}, which is not the best score so far",
-                            f"`{shown}`返回了{brief(got)}，这不是目前为止的最好成绩")
+                            f"`{shown}`返回了{brief(got)}，这不是目前为止的最佳分数")
             if not path.is_file():
                 raise wrong(f"after `{shown}` there is no file at best_path", f"`{shown}`之后best_path处没有文件")
             state = on_disk(path, shown)
@@ -177,7 +187,7 @@ def keeps_the_best_checkpoint_atomically(keep_best: Callable[..., Any], cases: d
                             f"`{shown}`之后，文件里不是目前为止最好的模型的权重")
             if left := sorted(p.name for p in Path(folder).iterdir() if p != path):
                 raise wrong(f"after `{shown}`, {left} are left beside best_path",
-                            f"`{shown}`之后，best_path旁边还留着{left}")
+                            f"`{shown}`之后，best_path旁边还留着{listed(left)}")
         shown = f"keep_best(model, {new_best + 1}, best_path, {new_best})"
         with mock.patch.object(torch, "save", _crashing_save(torch.save)):
             try:

@@ -164,8 +164,8 @@ def augments_as_the_training_transform(augment: Callable[[Any], Any], cases: dic
             raise wrong("`augment(image)` is not normalised as the test transform is" if unnormalised else
                         "`augment(image)` is not a window of the image padded by 4 pixels, flipped or not, "
                         "normalised as the test transform is",
-                        "`augment(image)`没有像测试变换那样归一化" if unnormalised else
-                        "`augment(image)`不是四周填充4个像素的图像中的一个窗口（可能水平翻转），再像测试变换那样归一化")
+                        "`augment(image)`没有像测试变换那样规范化" if unnormalised else
+                        "`augment(image)`不是四周填充4个像素的图像中的一个窗口（可能水平翻转），再像测试变换那样规范化")
         seen.append(found)
     if {flipped for _, flipped in seen} != {False, True}:
         raise wrong("in 40 calls, `augment(image)` never flipped the image, or always did",

@@ -22,9 +22,9 @@ register(Exercise(
     "10", 1, ("per_image",),
     whole_number("per_image", SAVED_PER_IMAGE, {
         SAVED_PER_IMAGE - _INDICES: ("`per_image` leaves out the max-pools' int64 indices",
-                                     "`per_image`漏掉了最大汇聚层保存的int64下标"),
+                                     "`per_image`漏掉了最大池化层保存的int64下标"),
         SAVED_PER_IMAGE - _INDICES // 2: ("`per_image` counts the max-pools' indices at 4 bytes; they are int64",
-                                          "`per_image`把最大汇聚层的下标按4字节算了；它们是int64"),
+                                          "`per_image`把最大池化层的下标按4字节算了；它们是int64"),
         SAVED_PER_IMAGE - 4 * 64 - 4 * 10: ("`per_image` leaves out the linear layers' outputs",
                                             "`per_image`漏掉了全连接层的输出"),
     }, ("`per_image` is {value:,}, which is not section 3's bytes per image: list what each layer saves again "
