@@ -199,7 +199,7 @@ def test_grade_raises_unless_right_and_runs_hidden_cases(capsys: pytest.CaptureF
         exercises.grade("03", 3, 576, hidden=True)  # values have no hidden cases: the visible check runs
     assert {key for key, e in exercises.EXERCISES.items() if e.has_hidden} == {
         ("01", 2), ("01", 3), ("02", 1), ("03", 1), ("03", 2), ("04", 3), ("05", 1), ("05", 3), ("06", 1), ("06", 2),
-        ("06", 3), ("07", 2), ("08", 3), ("09", 1)}
+        ("06", 3), ("07", 2), ("08", 3), ("09", 1), ("09", 2), ("10", 1)}
 
 
 def check_modules() -> dict[str, Any]:
@@ -309,9 +309,12 @@ def test_09_1_wall_clock_on_cuda_is_refused(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_10_3_on_cuda_takes_a_margin(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a GPU both searches run from one allocator state under one budget: Adam's batch is at most SGD's (up to the
+    allocator's rounding) and not far below it, a margin a right answer meets on any GPU; the GPU run that gave Adam
+    1.34 times SGD's batch searched from two states."""
     FakeGpu(monkeypatch)
-    for value, kind in [(585, "correct"), (560, "correct"), (600, "correct"), (781, "wrong"), (300, "wrong")]:
-        assert exercises.result("10", 3, value, sgd_largest=585, budget=256 * 2**20)[0] == kind, value
+    for value, kind in [(585, "correct"), (560, "correct"), (600, "correct"), (781, "wrong"), (280, "wrong")]:
+        assert exercises.result("10", 3, 585, value, budget=320 * 2**20)[0] == kind, value
 
 
 def test_05_1_where_a_resumed_run_is_only_close(folders: dict[str, Any]) -> None:
@@ -426,8 +429,8 @@ def test_hints_point_to_sections_that_exist() -> None:
 def test_wrong_number_of_answers_is_a_type_error() -> None:
     with pytest.raises(TypeError, match="takes memory_of"):
         exercises.check("01", 3, 1, 2)
-    with pytest.raises(TypeError, match="takes sizes, rates, big_batch=big_batch"):
-        exercises.check("09", 2, [16], [1.0])
+    with pytest.raises(TypeError, match="takes sgd_largest, adam_largest, budget=budget"):
+        exercises.check("10", 3, 29, 27)
 
 
 def test_chinese_messages(capsys: pytest.CaptureFixture) -> None:
