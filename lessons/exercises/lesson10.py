@@ -3,6 +3,7 @@ Adam's largest batch."""
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -31,7 +32,8 @@ def network(widths: list[int]) -> nn.Sequential:
         nn.Flatten(), nn.Linear(third * 4 * 4, 64), nn.Linear(64, 10))
 
 
-def measured_per_image(widths: list[int]) -> int:
+@functools.cache
+def measured_per_image(widths: tuple[int, ...]) -> int:
     """The bytes that ``network(widths)`` and its cross-entropy save for backward per 3x32x32 image, measured: one
     image more in the batch (a batch of 3 against one of 2)."""
     from lessons import memory
@@ -61,7 +63,7 @@ def predicts_the_bytes_saved_per_image(saved_per_image: Callable[[list[int]], An
     for widths in cases:
         shown = f"saved_per_image({widths})"
         value = need_number(shown, call(shown, saved_per_image, list(widths)), whole=True)
-        truth = measured_per_image(widths)
+        truth = measured_per_image(tuple(widths))
         sizes = [32, 16, 8]
         indices = sum(8 * c * (s // 2) ** 2 for c, s in zip(widths, sizes, strict=True))
         if value == truth:
@@ -80,7 +82,8 @@ def predicts_the_bytes_saved_per_image(saved_per_image: Callable[[list[int]], An
                     f"`{shown}`是{given:,}，与这些宽度的网络每张图像保存的字节数不符：请再列一遍每层保存了什么（第2节）")
 
 
-def measured_share(device: torch.device, batch: int = 8) -> float:
+@functools.cache
+def measured_share(device: torch.device, batch: int = 2) -> float:
     """The bytes checkpointing the first of ``cifar10.cnn()``'s four blocks saves over those checkpointing all four
     saves, measured on ``device`` as lesson 10's section 4 measures them (autograd's saved storages, each once)."""
     from torch.utils.checkpoint import checkpoint
