@@ -582,3 +582,18 @@ def test_every_hint_points_to_a_section_the_lesson_has(key: tuple[str, int]) -> 
         for title in re.findall(DEEPER[lang], hint):
             assert title in titles, (path.name, hint, title)
         assert "进阶部分" not in hint.replace("“进阶”部分", ""), hint
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "notebooks" / "zh").glob("[0-9][0-9]_*.ipynb")), ids=lambda p: p.name)
+def test_the_chinese_exercise_sections_follow_the_glossary(path: Path) -> None:
+    """The Chinese exercises, hints in their text, answer cells and solutions use the glossary's words, as the cores
+    above them do (tests/test_translate.py reads the cores; this reads from ``## 练习`` on)."""
+    import nbformat
+
+    from tests.test_translate import chinese_text_problems, chinese_texts
+
+    nb = nbformat.read(path, as_version=4)
+    core = set(chinese_texts(nb))
+    problems = [f"cell {index}: {problem}" for index, text in chinese_texts(nb, exercises=True)
+                if (index, text) not in core for problem in chinese_text_problems(text)]
+    assert not problems, problems
