@@ -146,8 +146,8 @@ def test_every_stub_is_not_answered_yet(folders: dict[str, Any]) -> None:
         kind, sentence = exercises.result(lesson, number, *[None] * len(found.answers), **context)
         assert kind == "unanswered" and "not answered yet" in sentence, (lesson, number, sentence)
         if found.has_hidden:  # a function or class: its stub raises NotImplementedError
-            kind, _ = exercises.result(lesson, number, StubModule if found.answers[0][0].isupper() else stub,
-                                       **context)
+            first = StubModule if found.answers[0][0].isupper() else stub
+            kind, _ = exercises.result(lesson, number, first, *[None] * (len(found.answers) - 1), **context)
             assert kind == "unanswered", (lesson, number)
     kind, sentence = exercises.result("04", 1, 4, None)
     assert kind == "unanswered" and "`n_state` still None" in sentence
@@ -198,8 +198,8 @@ def test_grade_raises_unless_right_and_runs_hidden_cases(capsys: pytest.CaptureF
     with pytest.raises(AssertionError, match="not yet"):
         exercises.grade("03", 3, 576, hidden=True)  # values have no hidden cases: the visible check runs
     assert {key for key, e in exercises.EXERCISES.items() if e.has_hidden} == {
-        ("01", 2), ("01", 3), ("02", 1), ("03", 1), ("03", 2), ("04", 3), ("05", 3), ("06", 2), ("06", 3), ("07", 2),
-        ("08", 3), ("09", 1)}
+        ("01", 2), ("01", 3), ("02", 1), ("03", 1), ("03", 2), ("04", 3), ("05", 1), ("05", 3), ("06", 1), ("06", 2),
+        ("06", 3), ("07", 2), ("08", 3), ("09", 1), ("09", 2), ("10", 1)}
 
 
 def check_modules() -> dict[str, Any]:
@@ -309,31 +309,40 @@ def test_09_1_wall_clock_on_cuda_is_refused(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_10_3_on_cuda_takes_a_margin(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a GPU both searches run from one allocator state under one budget: Adam's batch is at most SGD's (up to the
+    allocator's rounding) and not far below it, a margin a right answer meets on any GPU; the GPU run that gave Adam
+    1.34 times SGD's batch searched from two states."""
     FakeGpu(monkeypatch)
-    for value, kind in [(585, "correct"), (560, "correct"), (600, "correct"), (781, "wrong"), (300, "wrong")]:
-        assert exercises.result("10", 3, value, sgd_largest=585, budget=256 * 2**20)[0] == kind, value
+    for value, kind in [(585, "correct"), (560, "correct"), (600, "correct"), (781, "wrong"), (280, "wrong")]:
+        assert exercises.result("10", 3, 585, value, budget=320 * 2**20)[0] == kind, value
 
 
 def test_05_1_where_a_resumed_run_is_only_close(folders: dict[str, Any]) -> None:
-    """Where kernels add in an order that varies (some GPUs), a run resumed with every state restored ends close to the
-    uninterrupted one, not bit for bit: the check still tells it from a run with a fresh optimizer, by its margin
-    (lesson05.SAME_RUN), not by exact equality; and it takes the largest difference of a fresh run computed in
-    float32 or float64."""
-    runs = folders["runs"]
-    context = context_of("05", 1, folders)
-    close = copy.deepcopy(runs["resumed"])
-    with torch.no_grad():
-        for parameter in close.parameters():
-            parameter.add_(torch.full_like(parameter, 1e-5))  # the last-bit drift of a nondeterministic GPU, and more
-    kind, sentence = exercises.result("05", 1, close, 1e-5, **context)
-    assert kind == "wrong" and "ends where the uninterrupted run ends" in sentence, sentence
-    fresh, _ = run_answer("05", 1, corpus.CORPUS[("05", 1)][0].source, folders, folders["root"])
-    model = fresh[0]
+    """Where kernels add in an order that varies (some GPUs), two runs resumed from files that differ only in the
+    optimizer state a fresh optimizer ignores end close, not bit for bit: the check takes them as the same run by its
+    margin (lesson05.SAME_RUN), not by exact equality; and it takes the largest difference computed in float32 or
+    float64."""
+    namespace = dict(folders["setups"][("05", 1)])
+    exec(corpus.CORPUS[("05", 1)][0].source, namespace)
+    context = context_of("05", 1, folders, namespace)
+    calls = []
+
+    def drifting(path: Path) -> nn.Module:  # the reference, with the last-bit drift of a nondeterministic GPU
+        model = namespace["resume_fresh"](path)
+        calls.append(path)
+        with torch.no_grad():
+            for parameter in model.parameters():
+                parameter.add_(torch.full_like(parameter, 1e-5 * len(calls)))
+        return model
+
+    model = drifting(context["checkpoint"])
     for dtype in (torch.float32, torch.float64):
-        mine, theirs = model.state_dict(), runs["uninterrupted"].state_dict()
+        mine, theirs = model.state_dict(), namespace["uninterrupted"].state_dict()
         largest = max((mine[k].to(dtype) - theirs[k].to(dtype)).abs().max().item() for k in mine)
         assert largest > 10 * lesson05.SAME_RUN  # far from the margin: a fresh optimizer changes the run
-        assert exercises.result("05", 1, model, largest, **context)[0] == "correct", dtype
+        calls.clear()
+        kind, sentence = exercises.result("05", 1, drifting, largest, **context)
+        assert kind == "correct", (dtype, sentence)
 
 
 # ---- the constants the checks hold -----------------------------------------------------------------------------------
@@ -420,8 +429,8 @@ def test_hints_point_to_sections_that_exist() -> None:
 def test_wrong_number_of_answers_is_a_type_error() -> None:
     with pytest.raises(TypeError, match="takes memory_of"):
         exercises.check("01", 3, 1, 2)
-    with pytest.raises(TypeError, match="takes sizes, rates, big_batch=big_batch"):
-        exercises.check("09", 2, [16], [1.0])
+    with pytest.raises(TypeError, match="takes sgd_largest, adam_largest, budget=budget"):
+        exercises.check("10", 3, 29, 27)
 
 
 def test_chinese_messages(capsys: pytest.CaptureFixture) -> None:
@@ -437,6 +446,9 @@ def test_chinese_messages(capsys: pytest.CaptureFixture) -> None:
     assert lines[2] == "✓ 练习1：正确。"
     assert lines[3].startswith("✓ 练习3：正确。问题“为什么这里用惰性层很方便？”不由检查判断：请用文字回答")
     assert lines[4].startswith("练习1的提示：第3节")
+    said = [exercises.result("03", 3, torch.ones(3))[1], exercises.result("04", 1, None, None)[1]]
+    assert "形状为(3,)的张量" in said[0] and "tensor" not in said[0], said  # no English phrase in a Chinese sentence
+    assert "`n_params`、`n_state`仍是None" in said[1], said  # a Chinese list is joined with 、
 
 
 def _literal_text(node: ast.AST) -> str:
@@ -570,3 +582,18 @@ def test_every_hint_points_to_a_section_the_lesson_has(key: tuple[str, int]) -> 
         for title in re.findall(DEEPER[lang], hint):
             assert title in titles, (path.name, hint, title)
         assert "进阶部分" not in hint.replace("“进阶”部分", ""), hint
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "notebooks" / "zh").glob("[0-9][0-9]_*.ipynb")), ids=lambda p: p.name)
+def test_the_chinese_exercise_sections_follow_the_glossary(path: Path) -> None:
+    """The Chinese exercises, hints in their text, answer cells and solutions use the glossary's words, as the cores
+    above them do (tests/test_translate.py reads the cores; this reads from ``## 练习`` on)."""
+    import nbformat
+
+    from tests.test_translate import chinese_text_problems, chinese_texts
+
+    nb = nbformat.read(path, as_version=4)
+    core = set(chinese_texts(nb))
+    problems = [f"cell {index}: {problem}" for index, text in chinese_texts(nb, exercises=True)
+                if (index, text) not in core for problem in chinese_text_problems(text)]
+    assert not problems, problems

@@ -24,8 +24,11 @@ what is wrong with that answer (which case, what came out, which property fails)
 "why" kept for discussion (``EXERCISES[...].explain``, graded by a person); hints point to the lesson's section.
 Function answers also have hidden cases: other inputs, so that an answer fitted to the visible cases does not get
 the points; they run in nbgrader's ``### BEGIN HIDDEN TESTS`` region and nowhere a student has them (below). The
-checks hold no reference solution (those are at the end of each notebook, under ``## Solutions``), run on the CPU
-in about a second, leave the random number generators as they were, and train nothing.
+checks hold no reference solution (those are at the end of each notebook, under ``## Solutions``); where the truth
+is a measurement (10's saved bytes), they measure it as the lesson does. They take about a second, leave the random
+number generators as they were, and train nothing themselves. Where the answer is a function that trains (05/1's
+resumed run, 06/1's logged loop), they run it, on the lesson's small model or a tiny one, and watch how it works:
+the optimizer steps it takes, the values it reads back from the device, what its result depends on.
 
 Where things are:
 

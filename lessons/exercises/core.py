@@ -62,12 +62,18 @@ def need_callable(answer: Any, name: str) -> None:
 def brief(value: Any) -> str:
     """A short repr for messages: devices and dtypes as their strings, tensors by shape."""
     if isinstance(value, torch.Tensor):
-        return f"a tensor of shape {tuple(value.shape)}" if value.dim() else repr(value.item())
+        shape = tuple(value.shape)
+        return say(f"a tensor of shape {shape}", f"形状为{shape}的张量") if value.dim() else repr(value.item())
     if isinstance(value, (torch.device, torch.dtype)):
         return str(value)
     if isinstance(value, np.generic):
         return repr(value.item())
     return repr(value)
+
+
+def listed(items: Sequence[Any]) -> str:
+    """``items`` as one phrase in the edition's language: "a, b" in English, "a、b" in Chinese."""
+    return utils.localized(", ", "、").join(str(item) for item in items)  # the separator: no sentence
 
 
 def as_number(value: Any) -> float | None:
@@ -259,7 +265,7 @@ def label(number: int, status: str) -> str:
 
 def _unanswered(found: Exercise, unanswered: list[str]) -> str:
     """The sentence for a stub: ``unanswered`` are the answers still ``None`` (none for a function's stub)."""
-    left = ", ".join(f"`{name}`" for name in unanswered)
+    left = listed([f"`{name}`" for name in unanswered])
     mark = label(found.number, "unanswered")
     return say(
         f"{mark}: not answered yet" + (f" ({left} still None)" if left and len(found.answers) > 1 else "")

@@ -8,7 +8,7 @@ from typing import Any
 
 import torch
 
-from lessons.exercises.core import as_sequence, as_whole, brief, call, declare, need_callable, wrong
+from lessons.exercises.core import as_sequence, as_whole, brief, call, declare, listed, need_callable, wrong
 
 
 @declare("01", 1, ("usable_devices",),
@@ -41,12 +41,12 @@ def lists_each_usable_device_once(usable_devices: Callable[[], Any]) -> None:
     if gpus and not torch.cuda.device_count():
         raise wrong(f"`usable_devices()` lists {[str(d) for d in gpus]}, but this machine has no CUDA GPU "
                     "(`torch.cuda.device_count()` is 0)",
-                    f"`usable_devices()`列出了{[str(d) for d in gpus]}，但这台机器没有CUDA GPU"
+                    f"`usable_devices()`列出了{listed(gpus)}，但这台机器没有CUDA GPU"
                     "（`torch.cuda.device_count()`是0）")
     if sorted(d.index for d in gpus) != list(range(torch.cuda.device_count())):
         raise wrong(f"`usable_devices()` lists the CUDA GPUs {[str(d) for d in gpus]}, which are not this "
                     "machine's GPUs, each once",
-                    f"`usable_devices()`列出的CUDA GPU是{[str(d) for d in gpus]}，不是这台机器的每块GPU各一次")
+                    f"`usable_devices()`列出的CUDA GPU是{listed(gpus)}，不是这台机器的每块GPU各一次")
     has_mps = torch.backends.mps.is_available()
     if ("mps" in kinds) != has_mps or kinds.count("mps") > 1:
         raise wrong(f"`usable_devices()` lists MPS {kinds.count('mps')} times on a machine where "
@@ -55,7 +55,7 @@ def lists_each_usable_device_once(usable_devices: Callable[[], Any]) -> None:
                     f"而这台机器上torch.backends.mps.is_available()是{has_mps}")
     if others := sorted(set(kinds) - {"cpu", "cuda", "mps"}):
         raise wrong(f"`usable_devices()` lists {others}: a device this machine cannot compute on",
-                    f"`usable_devices()`列出了{others}：这台机器不能在这个设备上计算")
+                    f"`usable_devices()`列出了{listed(others)}：这台机器不能在这个设备上计算")
 
 
 VISIBLE_GPUS_CASES = [  # (value, GPUs, the GPUs a program sees, why it is hard)

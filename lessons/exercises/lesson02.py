@@ -9,7 +9,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from lessons.exercises.core import NotAnswered, brief, call, declare, need_callable, wrong
+from lessons.exercises.core import NotAnswered, brief, call, declare, listed, need_callable, wrong
 from lessons.exercises.kinds import whole_number
 
 
@@ -142,7 +142,7 @@ def lists_the_tensors_each_loss_holds(tensors_held: Any) -> None:
     if set(held) != set(expected):
         raise wrong(f"`tensors_held` has the keys {sorted(map(str, held))}; the exercise asks for the three loss "
                     "classes' names",
-                    f"`tensors_held`的键是{sorted(map(str, held))}；练习要求用三个损失类的类名作键")
+                    f"`tensors_held`的键是{listed(sorted(map(str, held)))}；练习要求用三个损失类的类名作键")
     for name, names in expected.items():
         value = held[name]
         given = sorted(str(v).split(" ")[0] for v in value) if isinstance(value, (list, tuple, set)) else None

@@ -8,7 +8,7 @@ import math
 import torch
 from torch import nn
 
-from lessons.exercises.core import Exercise, brief, call, declare, need_callable, register, wrong
+from lessons.exercises.core import Exercise, brief, call, declare, listed, need_callable, register, wrong
 from lessons.exercises.kinds import whole_number
 
 LOWER_TRIANGLE_CASES = [1, 3, 4]  # the sizes n of LowerTriangle(n)
@@ -35,18 +35,18 @@ def masks_with_a_buffer_left_out_of_the_state(LowerTriangle: type, cases: list[i
         mask = torch.tril(torch.ones(n, n))
         if names := [name for name, _ in layer.named_parameters()]:
             raise wrong(f"`LowerTriangle({n})` has the parameters {names}: the optimizer would change the mask",
-                        f"`LowerTriangle({n})`有参数{names}：优化器会改动掩码")
+                        f"`LowerTriangle({n})`有参数{listed(names)}：优化器会改动掩码")
         buffers = [b for b in layer.buffers() if b.shape == (n, n) and torch.equal(b.to(torch.float32), mask)]
         if not buffers:
             raise wrong(f"`LowerTriangle({n})` has no buffer that holds the mask (its buffers: "
                         f"{[name for name, _ in layer.named_buffers()]}), so `.to()` would leave it behind",
                         f"`LowerTriangle({n})`没有保存掩码的缓冲区"
-                        f"（它的缓冲区：{[name for name, _ in layer.named_buffers()]}），"
+                        f"（它的缓冲区：{listed([name for name, _ in layer.named_buffers()]) or '无'}），"
                         "`.to()`会把它留在原地")
         if state := list(layer.state_dict()):
             raise wrong(f"`LowerTriangle({n}).state_dict()` holds {state}, but the exercise asks for a buffer "
                         "registered with `persistent=False`",
-                        f"`LowerTriangle({n}).state_dict()`里有{state}，但练习要求用`persistent=False`注册缓冲区")
+                        f"`LowerTriangle({n}).state_dict()`里有{listed(state)}，但练习要求用`persistent=False`注册缓冲区")
         for shape, dtype in (((2, n, n), torch.float32), ((3, 2, n, n), torch.float64)):
             x = torch.arange(1.0, math.prod(shape) + 1, dtype=dtype).reshape(shape)
             got = call(f"LowerTriangle({n})(x)", layer, x)

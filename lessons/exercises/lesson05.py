@@ -3,19 +3,33 @@ sizes, keeping the best checkpoint."""
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import io
 import math
 import os
+import random
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from unittest import mock
 
 import torch
 from torch import nn
+from torch.optim.optimizer import register_optimizer_step_post_hook
 
-from lessons.exercises.core import NotAnswered, as_number, brief, call, declare, need_callable, need_number, wrong
+from lessons.exercises.core import (
+    NotAnswered,
+    as_number,
+    brief,
+    call,
+    declare,
+    listed,
+    need_callable,
+    need_number,
+    wrong,
+)
 from lessons.exercises.kinds import whole_number
 
 
@@ -36,42 +50,97 @@ that varies, a resumed run with every state restored ends within about 1e-5 of t
 seeds 0-11 and 0-5: other dropout masks, as another device's generator draws; benchmarks/RESULTS.md)."""
 
 
-@declare("05", 1, ("resumed_fresh", "largest_difference"), context=("uninterrupted", "checkpoint", "resumed_no_rng"),
+@contextlib.contextmanager
+def _optimizer_steps() -> Iterator[list[int]]:
+    """Count the steps every optimizer takes meanwhile (PyTorch's global step hook: any optimizer, any loop)."""
+    steps: list[int] = []
+    handle = register_optimizer_step_post_hook(lambda *args: steps.append(1))
+    try:
+        yield steps
+    finally:
+        handle.remove()
+
+
+def _variant(checkpoint: dict[str, Any], seed: int, what: str) -> dict[str, Any]:
+    """A copy of a checkpoint of 05's Section 4 with another random state (``what="rng"``: the CPU's and Python's)
+    or another optimizer state (``"optimizer"``: every momentum buffer doubled)."""
+    changed = copy.deepcopy(checkpoint)
+    if what == "rng":
+        changed["rng"]["cpu"] = torch.Generator().manual_seed(seed).get_state()
+        changed["rng"]["python"] = random.Random(seed).getstate()
+    else:
+        for state in changed["optimizer"]["state"].values():
+            state["momentum_buffer"] = 2 * state["momentum_buffer"] + 1
+    return changed
+
+
+FRESH_CASES = {"seed": 7}  # the seed of the other random state, and of the generators before each call
+# BEGIN HIDDEN CASES
+FRESH_HIDDEN = {"seed": 11}
+# END HIDDEN CASES
+
+
+@declare("05", 1, ("resume_fresh", "largest_difference"), context=("uninterrupted", "checkpoint", "epochs", "batches"),
+         cases=FRESH_CASES, hidden="FRESH_HIDDEN",
          hint_en="Section 4 (“Training checkpoints”) resumes with the optimizer's state: do the same without it, "
                  "then compare the two `state_dict`s tensor by tensor.",
          hint_zh="第4节（“训练检查点”）恢复训练时加载了优化器的状态：不加载它，再做一遍，然后逐个张量比较两个`state_dict`。",
          explain_en="Why is (or isn't) the result identical?", explain_zh="为什么结果相同（或不同）？")
-def compares_a_run_resumed_with_a_fresh_optimizer(resumed_fresh: Any, largest_difference: Any,
-                                                  uninterrupted: nn.Module, checkpoint: Path,
-                                                  resumed_no_rng: nn.Module) -> None:
-    """``resumed_fresh`` is Section 4's run resumed with a fresh optimizer, trained to the end, and
-    ``largest_difference`` its largest difference from the uninterrupted run."""
+def resumes_with_a_fresh_optimizer(resume_fresh: Callable[[Path], Any], largest_difference: Any,
+                                   uninterrupted: nn.Module, checkpoint: Path, epochs: int, batches: int,
+                                   cases: dict[str, Any]) -> None:
+    """``resume_fresh(path)`` resumes Section 4's run from ``path`` with a fresh optimizer, the model and the random
+    state restored, and trains it to ``epochs``: it runs one epoch of ``batches`` steps per epoch left, its result
+    follows the checkpoint's random state and ignores its optimizer state. ``largest_difference`` is its largest
+    difference from the uninterrupted run, unrounded or as printed to 4 decimals."""
+    need_callable(resume_fresh, "resume_fresh")
+    stored = torch.load(checkpoint, map_location="cpu", weights_only=True)
+    seed = cases["seed"]
+    runs = {}
+    python_state = random.getstate()  # core.result restores PyTorch's and NumPy's generators; this is Python's
+    with tempfile.TemporaryDirectory() as folder, contextlib.ExitStack() as undo:
+        undo.callback(random.setstate, python_state)
+        for what in ("same", "rng", "optimizer"):
+            path = Path(folder) / f"{what}_{checkpoint.name}"
+            torch.save(stored if what == "same" else _variant(stored, seed, what), path)
+            torch.manual_seed(seed)  # the same generators before each call: only the file differs
+            random.seed(seed)
+            with _optimizer_steps() as steps:
+                model = call(f"resume_fresh({checkpoint.name!r})", resume_fresh, path)
+            if not isinstance(model, nn.Module):
+                raise wrong(f"`resume_fresh({checkpoint.name!r})` returned {brief(model)}, not a model: return the "
+                            "model you resumed",
+                            f"`resume_fresh({checkpoint.name!r})`返回了{brief(model)}，不是模型：请返回你恢复训练的模型")
+            runs[what] = (_state_on_cpu(model), len(steps))
+    shown = f"resume_fresh({checkpoint.name!r})"
+    mine, steps = runs["same"]
     reference = _state_on_cpu(uninterrupted)
-    if not isinstance(resumed_fresh, nn.Module):
-        raise wrong(f"`resumed_fresh` is {brief(resumed_fresh)}, not a model: set it to the model you resumed",
-                    f"`resumed_fresh`是{brief(resumed_fresh)}，不是模型：请把它设为你恢复训练的那个模型")
-    mine = _state_on_cpu(resumed_fresh)
     if mine.keys() != reference.keys() or any(mine[k].shape != reference[k].shape for k in mine):
-        raise wrong("`resumed_fresh` is not a model that `make_model()` builds: its state_dict has other tensors",
-                    "`resumed_fresh`不是`make_model()`构建的那种模型：它的state_dict里是别的张量")
+        raise wrong(f"`{shown}` returned a model that `make_model()` does not build: its state_dict has other tensors",
+                    f"`{shown}`返回的模型不是`make_model()`构建的那种：它的state_dict里是别的张量")
+    if _largest_difference(mine, {k: v.to(torch.float64) for k, v in stored["model"].items()}) == 0:
+        raise wrong(f"`{shown}` returned the checkpoint's weights: train the model on to the last epoch",
+                    f"`{shown}`返回的是检查点里的权重：请接着把模型训练到最后一轮")
+    left = epochs - stored["epoch"]
+    if steps != left * batches:
+        raise wrong(f"`{shown}` took {steps} optimizer steps: not one epoch of {batches} steps for each epoch after "
+                    f"the checkpoint's, up to `EPOCHS`",
+                    f"`{shown}`让优化器走了{steps}步：不是从检查点那一轮之后到`EPOCHS`为止、每轮{batches}步")
+    if _largest_difference(mine, runs["optimizer"][0]) >= SAME_RUN:
+        raise wrong(f"what `{shown}` returns changes with the optimizer state saved in the file: it loads that "
+                    "state; build the optimizer fresh instead",
+                    f"`{shown}`的结果随文件里保存的优化器状态而变：它加载了这个状态；请改为新建优化器")
+    if _largest_difference(mine, runs["rng"][0]) < SAME_RUN:
+        raise wrong(f"what `{shown}` returns does not change with the random state saved in the file: it does not "
+                    "restore that state",
+                    f"`{shown}`的结果不随文件里保存的随机状态而变：它没有恢复这个状态")
     number = need_number("largest_difference", largest_difference)
-    saved = torch.load(checkpoint, map_location="cpu", weights_only=True)["model"]
-    if _largest_difference(mine, {k: v.to(torch.float64) for k, v in saved.items()}) == 0:
-        raise wrong("`resumed_fresh` holds the checkpoint's weights: train it on to the last epoch",
-                    "`resumed_fresh`里是检查点里的权重：请接着把它训练到最后一轮")
-    if _largest_difference(mine, _state_on_cpu(resumed_no_rng)) == 0:
-        raise wrong("`resumed_fresh` is Section 4's run without the random state, not a run with a fresh optimizer",
-                    "`resumed_fresh`是第4节里没有恢复随机状态的那次运行，不是用新建优化器的运行")
     real = _largest_difference(mine, reference)
-    if real < SAME_RUN:  # the same run as the uninterrupted one, up to the order a GPU adds in
-        raise wrong("`resumed_fresh` ends where the uninterrupted run ends, as a run that loaded the optimizer's "
-                    "state does: build the optimizer fresh and load only the model and the random state",
-                    "`resumed_fresh`的终点就是不中断运行的终点，和加载了优化器状态的运行一样："
-                    "请新建优化器，只加载模型和随机状态")
-    if not abs(number - real) <= 1e-5 * real:  # the student's float32 subtraction against this exact one
+    if not abs(number - real) <= 1e-5 * real + 5e-5:  # a float32 subtraction, or the value printed with {:.4f}
         raise wrong(f"`largest_difference` is {number:.6g}, which is not the largest absolute difference between a "
-                    "value of `resumed_fresh.state_dict()` and the same value of `uninterrupted.state_dict()`",
-                    f"`largest_difference`是{number:.6g}，这不是`resumed_fresh.state_dict()`与"
+                    f"value of the `state_dict` of `{shown}`'s model and the same value of "
+                    "`uninterrupted.state_dict()`",
+                    f"`largest_difference`是{number:.6g}，这不是`{shown}`返回的模型的`state_dict`与"
                     "`uninterrupted.state_dict()`对应数值之差的绝对值的最大值")
 
 
@@ -142,7 +211,7 @@ KEEP_BEST_HIDDEN = {
 
 @declare("05", 3, ("keep_best",), cases=KEEP_BEST_CASES, hidden="KEEP_BEST_HIDDEN",
          hint_en="Going deeper's “Writing checkpoints atomically”. A tie does not beat the best score.",
-         hint_zh="“进阶”部分的“原子化地写入检查点”。分数持平不算超过最好成绩。")
+         hint_zh="“进阶”部分的“原子化地写入检查点”。分数持平不算超过最佳分数。")
 def keeps_the_best_checkpoint_atomically(keep_best: Callable[..., Any], cases: dict[str, Any]) -> None:
     """``keep_best`` returns the best score so far and leaves its model's state_dict at best_path, alone, even when
     a save crashes half-way."""
@@ -167,7 +236,7 @@ def keeps_the_best_checkpoint_atomically(keep_best: Callable[..., Any], cases: d
             got = call(shown, keep_best, models[index], score, path, best)
             if as_number(got) != new_best:
                 raise wrong(f"`{shown}` returned {brief(got)}, which is not the best score so far",
-                            f"`{shown}`返回了{brief(got)}，这不是目前为止的最好成绩")
+                            f"`{shown}`返回了{brief(got)}，这不是目前为止的最佳分数")
             if not path.is_file():
                 raise wrong(f"after `{shown}` there is no file at best_path", f"`{shown}`之后best_path处没有文件")
             state = on_disk(path, shown)
@@ -177,7 +246,7 @@ def keeps_the_best_checkpoint_atomically(keep_best: Callable[..., Any], cases: d
                             f"`{shown}`之后，文件里不是目前为止最好的模型的权重")
             if left := sorted(p.name for p in Path(folder).iterdir() if p != path):
                 raise wrong(f"after `{shown}`, {left} are left beside best_path",
-                            f"`{shown}`之后，best_path旁边还留着{left}")
+                            f"`{shown}`之后，best_path旁边还留着{listed(left)}")
         shown = f"keep_best(model, {new_best + 1}, best_path, {new_best})"
         with mock.patch.object(torch, "save", _crashing_save(torch.save)):
             try:

@@ -3,56 +3,110 @@ training transform."""
 
 from __future__ import annotations
 
+import contextlib
 import math
-import os
 import pickle
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import numpy as np
 import torch
 from torch import nn
 
 import utils
-from lessons.exercises.core import as_sequence, as_whole, brief, call, declare, need_callable, wrong
+from lessons.exercises.core import brief, call, declare, listed, need_callable, wrong
+
+READS = ("item", "tolist", "numpy", "cpu", "__float__", "__int__")
+"""The ``Tensor`` methods that bring a value back to Python (on a GPU, each waits for the GPU's queue)."""
 
 
-@declare("06", 1, ("steps", "log_dir"),
+@contextlib.contextmanager
+def values_read(batch: list[int]) -> Iterator[list[int]]:
+    """Record, for each call of a method of ``READS`` or of ``torch.cuda.synchronize`` meanwhile, the number of
+    batches drawn when it was called, ``batch[0]`` (the real methods run)."""
+    reads: list[int] = []
+
+    def spy(real: Callable[..., Any]) -> Callable[..., Any]:
+        def method(*args: Any, **kwargs: Any) -> Any:
+            reads.append(batch[0])
+            return real(*args, **kwargs)
+
+        return method
+
+    with contextlib.ExitStack() as stack:
+        for name in READS:
+            stack.enter_context(mock.patch.object(torch.Tensor, name, spy(getattr(torch.Tensor, name))))
+        stack.enter_context(mock.patch.object(torch.cuda, "synchronize", spy(torch.cuda.synchronize)))
+        yield reads
+
+
+def _counted(batches: list[Any], batch: list[int]) -> Iterator[Any]:
+    """The batches, counting in ``batch[0]`` how many have been drawn."""
+    for item in batches:
+        batch[0] += 1
+        yield item
+
+
+LOGGED_CASES = {"seed": 0, "batches": 20}  # the batches of 8 random inputs the check trains on
+# BEGIN HIDDEN CASES
+LOGGED_HIDDEN = {"seed": 1, "batches": 30}
+# END HIDDEN CASES
+
+
+@declare("06", 1, ("train_logged",), cases=LOGGED_CASES, hidden="LOGGED_HIDDEN",
          hint_en="Section 5 (“Training, with TensorBoard and checkpoints”) logs and reads back scalars; Going "
                  "deeper's “The sources' TensorBoard steps” says what a step counts.",
          hint_zh="第5节（“训练，同时记录TensorBoard日志并保存检查点”）记录并读回了标量；“进阶”部分的“原文的TensorBoard步数”"
                  "讲了步数数的是什么。")
-def logs_at_the_number_of_batches_seen(steps: Any, log_dir: Any) -> None:
-    """``steps``, read back from the event files in ``log_dir``, are one value every 5 of 20 batches, at the number
-    of batches seen."""
-    listed = as_sequence(steps)
-    if listed is None or any(as_whole(s) is None for s in listed):
-        raise wrong(f"`steps` is {brief(steps)}; give the list of steps read back from the event file",
-                    f"`steps`是{brief(steps)}；请给出从事件文件读回的步数列表")
-    listed = [as_whole(s) for s in listed]
-    if not isinstance(log_dir, (str, os.PathLike)) or not Path(log_dir).is_dir():
-        raise wrong(f"`log_dir` is {brief(log_dir)}, which is not the folder your SummaryWriter wrote to",
-                    f"`log_dir`是{brief(log_dir)}，它不是你的SummaryWriter写入的文件夹")
+def logs_at_the_number_of_batches_seen(train_logged: Callable[..., Any], cases: dict[str, Any]) -> None:
+    """``train_logged(model, optimizer, batches, writer)`` trains on every batch and logs one value every 5
+    batches, at the number of batches seen, reading a value back from the device only in the batches it logs."""
+    need_callable(train_logged, "train_logged")
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    from torch.utils.tensorboard import SummaryWriter
 
-    events = EventAccumulator(str(log_dir))
-    events.Reload()
-    logged = {tag: [e.step for e in events.Scalars(tag)] for tag in events.Tags().get("scalars", [])}
+    device, count = utils.get_device(), cases["batches"]
+    generator = torch.Generator().manual_seed(cases["seed"])
+    batches = [(torch.randn(8, 4, generator=generator).to(device),
+                torch.randint(0, 3, (8,), generator=generator).to(device)) for _ in range(count)]
+    torch.manual_seed(cases["seed"])
+    model = nn.Linear(4, 3).to(device)
+    before = model.weight.detach().clone()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    shown = f"train_logged(model, optimizer, batches, writer) for {count} batches"
+    batch = [0]
+    with tempfile.TemporaryDirectory() as folder:
+        with SummaryWriter(log_dir=folder) as writer, values_read(batch) as reads:
+            call(shown, train_logged, model, optimizer, _counted(batches, batch), writer)
+        events = EventAccumulator(folder)
+        events.Reload()
+        logged = {tag: [e.step for e in events.Scalars(tag)] for tag in events.Tags().get("scalars", [])}
+    if batch[0] != count or torch.equal(model.weight.detach(), before):
+        raise wrong(f"`{shown}` did not train on every batch", f"`{shown}`没有在每个批量上训练")
     if not logged:
-        raise wrong("the event files in `log_dir` hold no scalar", "`log_dir`里的事件文件没有任何标量")
-    if listed not in logged.values():
-        raise wrong(f"`steps` is {listed}, but no tag in the event files of `log_dir` has these steps",
-                    f"`steps`是{listed}，但`log_dir`的事件文件里没有哪个标签的步数是这些")
-    if listed in ([0, 1, 2, 3], [1, 2, 3, 4]):
-        raise wrong(f"`steps` is {listed}: global_step counts the values logged, not the batches seen",
-                    f"`steps`是{listed}：这样global_step数的是记录的次数，而不是看过的批量数")
-    if listed == [4, 9, 14, 19]:
-        raise wrong("`steps` is [4, 9, 14, 19]: when the first value is logged, more batches than 4 have been seen",
-                    "`steps`是[4, 9, 14, 19]：记录第一个值的时候，看过的批量不止4个")
-    if listed != [5, 10, 15, 20]:
-        raise wrong(f"`steps` is {listed}: not one value every 5 of 20 batches, at the number of batches seen",
-                    f"`steps`是{listed}：不是20个批量中每5个记录一次、步数为已看过的批量数")
+        raise wrong(f"`{shown}` logged no scalar with `writer.add_scalar`",
+                    f"`{shown}`没有用`writer.add_scalar`记录任何标量")
+    steps = next((s for s in logged.values() if len(s) == count // 5), next(iter(logged.values())))
+    if steps in (list(range(count // 5)), list(range(1, count // 5 + 1))):
+        raise wrong(f"`{shown}` logged at the steps {steps}: global_step counts the values logged, not the batches "
+                    "seen",
+                    f"`{shown}`记录的步数是{listed(steps)}：这样global_step数的是记录的次数，而不是看过的批量数")
+    if steps == list(range(4, count, 5)):
+        raise wrong(f"`{shown}` logged at the steps {steps}: when the first value is logged, more batches than 4 have "
+                    "been seen",
+                    f"`{shown}`记录的步数是{listed(steps)}：记录第一个值的时候，看过的批量不止4个")
+    if steps != list(range(5, count + 1, 5)):
+        raise wrong(f"`{shown}` logged at the steps {steps}: not one value every 5 batches, at the number of batches "
+                    "seen",
+                    f"`{shown}`记录的步数是{listed(steps)}：不是每5个批量记录一次、步数为已看过的批量数")
+    if len(set(reads)) > len(steps):
+        raise wrong(f"`{shown}` read a value back from the device in {len(set(reads))} of the {count} batches "
+                    "(`.item()`, `float()`, `.cpu()` ...): on a GPU each read waits for it; read only to log",
+                    f"`{shown}`在{count}个批量中的{len(set(reads))}个里把数值从设备读回了Python（`.item()`、`float()`、"
+                    "`.cpu()`……）：在GPU上每次读取都要等GPU；只在记录时读取")
 
 
 RESUME_CASES = {"seed": 3, "scale": 100.0}  # the gradients of the step after resuming: scale * randn(seed)
@@ -164,8 +218,8 @@ def augments_as_the_training_transform(augment: Callable[[Any], Any], cases: dic
             raise wrong("`augment(image)` is not normalised as the test transform is" if unnormalised else
                         "`augment(image)` is not a window of the image padded by 4 pixels, flipped or not, "
                         "normalised as the test transform is",
-                        "`augment(image)`没有像测试变换那样归一化" if unnormalised else
-                        "`augment(image)`不是四周填充4个像素的图像中的一个窗口（可能水平翻转），再像测试变换那样归一化")
+                        "`augment(image)`没有像测试变换那样规范化" if unnormalised else
+                        "`augment(image)`不是四周填充4个像素的图像中的一个窗口（可能水平翻转），再像测试变换那样规范化")
         seen.append(found)
     if {flipped for _, flipped in seen} != {False, True}:
         raise wrong("in 40 calls, `augment(image)` never flipped the image, or always did",

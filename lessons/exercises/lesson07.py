@@ -113,10 +113,10 @@ def gives_autograds_gradients_of_both_losses(gradients: Callable[[float], Any], 
 register(Exercise(
     "07", 3, ("flatten_size",),
     whole_number("flatten_size", 2048, {
-        128 * 2 * 2: ("`flatten_size` is 512, the size 50x50 images give (128 x 2 x 2) and a linear layer's "
-                      "out_features: compute what `Net(size=64)` flattens",
-                      "`flatten_size`是512，这是50x50图像得到的大小（128 x 2 x 2），也是全连接层的out_features："
-                      "请算出`Net(size=64)`展平后的大小"),
+        128 * 2 * 2: ("`flatten_size` is 512: a linear layer's out_features, and what 50x50 images flatten to "
+                      "(128 x 2 x 2), but neither is what `Net(size=64)` flattens: compute that",
+                      "`flatten_size`是512：它是一个全连接层的out_features，也是50x50图像展平后的大小（128 x 2 x 2），"
+                      "但都不是`Net(size=64)`展平后的大小：请把它算出来"),
     }, ("`flatten_size` is {value}: not the flatten size that `Net(size=64)` computes",
         "`flatten_size`是{value}：这不是`Net(size=64)`算出的展平大小")),
     hint_en="Section 4 (“The network, with its flatten size computed”).",

@@ -15,7 +15,6 @@ import torch
 import utils
 from lessons.exercises.core import (
     as_number,
-    as_sequence,
     as_whole,
     brief,
     call,
@@ -80,24 +79,40 @@ def times_in_milliseconds_with_cuda_events(time_ms: Callable[..., Any], cases: d
                     f"`{shown}`返回了{value:.3f}，这不是睡眠{sleep * 1e3:.0f}毫秒所用的毫秒数")
 
 
-@declare("09", 2, ("sizes", "rates"), context=("big_batch",),
+RATE_CASES = {"sleep": 0.01, "batch_sizes": [16, 64]}  # a step that sleeps this long, the batch sizes it stands for
+# BEGIN HIDDEN CASES
+RATE_HIDDEN = {"sleep": 0.015, "batch_sizes": [8, 128]}
+# END HIDDEN CASES
+
+
+@declare("09", 2, ("images_per_second",), cases=RATE_CASES, hidden="RATE_HIDDEN",
          hint_en="Section 4 (“The ladder: one change at a time, timed in interleaved rounds”) times training steps.",
          hint_zh="第4节（“提速阶梯：一次只改一件事，在交错进行的回合中计时”）给训练步计了时。",
          explain_en="Where does the curve flatten on your device, and why?",
          explain_zh="在你的设备上曲线从哪里开始变平？为什么？")
-def measures_a_rate_per_batch_size(sizes: Any, rates: Any, big_batch: int) -> None:
-    """``sizes`` are the batch sizes the exercise asks for, ``rates`` one positive images/s figure for each."""
-    expected = {16, 32, 64, 128, big_batch}  # big_batch may be 128 itself (quick mode): listed twice is fine
-    listed = as_sequence(sizes)
-    if listed is None or not expected <= {as_whole(s) or 0 for s in listed}:  # more sizes than asked are fine
-        raise wrong(f"`sizes` is {brief(sizes)}: not the batch sizes the exercise asks for",
-                    f"`sizes`是{brief(sizes)}：不是练习要求的那些批量大小")
-    figures = as_sequence(rates)
-    if figures is None or len(figures) != len(listed):
-        raise wrong("`rates` needs one images/s figure per batch size", "`rates`要为每个批量大小给出一个“张/秒”数值")
-    if not all((as_number(r) or 0) > 0 for r in figures):
-        raise wrong(f"`rates` holds {brief(rates)}; images per second are positive numbers",
-                    f"`rates`是{brief(rates)}；每秒图像数应是正数")
+def measures_images_per_second(images_per_second: Callable[..., Any], cases: dict[str, Any]) -> None:
+    """``images_per_second(run_step, batch_size, device)`` is the images per second that ``run_step()``, one step on
+    a batch of ``batch_size`` images, trains: checked on a step that sleeps a known time."""
+    need_callable(images_per_second, "images_per_second")
+    device, sleep = utils.get_device(), cases["sleep"]
+    for size in cases["batch_sizes"]:
+        shown = f"images_per_second(lambda: time.sleep({sleep}), {size}, device)"
+        got = call(shown, images_per_second, lambda: time.sleep(sleep), size, device)
+        value = as_number(got)
+        if value is None:
+            raise wrong(f"`{shown}` returned {brief(got)}; return a number of images per second",
+                        f"`{shown}`返回了{brief(got)}；应返回每秒图像数")
+        # a step takes at least its sleep; a loaded machine adds a little: a margin below, none above
+        if 0.3 / sleep <= value <= 1.02 / sleep:
+            raise wrong(f"`{shown}` returned {value:.4g}: steps per second, not images per second",
+                        f"`{shown}`返回了{value:.4g}：这是每秒步数，不是每秒图像数")
+        if 750 * sleep <= value <= 3000 * sleep + 10:
+            raise wrong(f"`{shown}` returned {value:.4g}: milliseconds per step, not images per second",
+                        f"`{shown}`返回了{value:.4g}：这是每步的毫秒数，不是每秒图像数")
+        if not 0.3 * size / sleep <= value <= 1.02 * size / sleep:
+            raise wrong(f"`{shown}` returned {value:.4g}, which is not the images per second of a step that "
+                        f"sleeps {sleep * 1e3:.0f} ms on a batch of {size}",
+                        f"`{shown}`返回了{value:.4g}，这不是每步睡眠{sleep * 1e3:.0f}毫秒、批量为{size}时的每秒图像数")
 
 
 STEP_FLOPS, FORWARD_FLOPS, STEP_WITH_IMAGE_GRAD_FLOPS = 138_419_712, 49_416_704, 148_250_112

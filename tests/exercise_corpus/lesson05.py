@@ -97,125 +97,122 @@ def atomic_save(obj, path):  # notebook 05 shows utils.atomic_save as its own ce
 CONTEXT: dict[tuple[str, int], Context] = {
     ("05", 1): lambda folders, names: {"uninterrupted": names["uninterrupted"],
                                        "checkpoint": names["SAVE_DIR"] / "after_epoch_3.ckpt",
-                                       "resumed_no_rng": names["resumed_no_rng"]},
+                                       "epochs": names["EPOCHS"], "batches": len(names["make_loader"]())},
 }
 
 CORPUS: dict[tuple[str, int], list[Answer]] = {}
 
+_DIFFERENCE = """
+state, reference = model.state_dict(), uninterrupted.state_dict()
+largest_difference = max((state[k] - reference[k]).abs().max().item() for k in state)
+"""
+
+_FRESH = '''
+def resume_fresh(path):
+    checkpoint = torch.load(path, map_location="cpu", weights_only=True)
+    model = make_model()
+    model.load_state_dict(checkpoint["model"])
+    {rng}
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    for _ in range({epochs}):
+        utils.train_epoch(model, make_loader(), nn.CrossEntropyLoss(), optimizer, device)
+    return model
+
+
+model = resume_fresh(SAVE_DIR / "after_epoch_3.ckpt")
+'''
+
+
+def _fresh(rng: str = 'set_rng_state(checkpoint["rng"])', epochs: str = 'checkpoint["epoch"], EPOCHS',
+           difference: str = _DIFFERENCE) -> str:
+    """An answer built like the reference, with one part changed."""
+    return _FRESH.format(rng=rng, epochs=epochs) + difference
+
+
 CORPUS[("05", 1)] = [
+    right(_fresh(), "the reference: torch.load, set_rng_state, a loop of train_epoch, max of .item()"),
     right('''
-torch.manual_seed(0)
-resumed_fresh = make_model()
-optimizer = torch.optim.SGD(resumed_fresh.parameters(), lr=0.1, momentum=0.9)
-checkpoint = torch.load(SAVE_DIR / "after_epoch_3.ckpt", map_location="cpu", weights_only=True)
-resumed_fresh.load_state_dict(checkpoint["model"])
-set_rng_state(checkpoint["rng"])
-for _ in range(checkpoint["epoch"], EPOCHS):
-    utils.train_epoch(resumed_fresh, make_loader(), nn.CrossEntropyLoss(), optimizer, device)
-state, reference = resumed_fresh.state_dict(), uninterrupted.state_dict()
-largest_difference = max((state[name] - reference[name]).abs().max().item() for name in state)
-''', "the reference: a loop of train_epoch, max of .item()"),
-    right('''
-resumed_fresh = make_model()
-start = load_checkpoint(SAVE_DIR / "after_epoch_3.ckpt", resumed_fresh,
-                        torch.optim.SGD(resumed_fresh.parameters(), lr=0.1, momentum=0.9))  # thrown away
-optimizer = torch.optim.SGD(resumed_fresh.parameters(), lr=0.1, momentum=0.9)  # built fresh after loading
-for epoch in range(start, EPOCHS):
-    utils.train_epoch(resumed_fresh, make_loader(), nn.CrossEntropyLoss(), optimizer, device)
+def resume_fresh(path: Path) -> nn.Module:
+    model = make_model()
+    start = load_checkpoint(path, model, torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9))  # thrown away
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)  # built fresh after loading
+    for epoch in range(start, EPOCHS):
+        utils.train_epoch(model, make_loader(), nn.CrossEntropyLoss(), optimizer, device)
+    return model
+
+
+resumed_fresh = resume_fresh(SAVE_DIR / "after_epoch_3.ckpt")
 largest_difference = torch.stack([(a - b).abs().max() for a, b in
                                   zip(resumed_fresh.parameters(), uninterrupted.parameters())]).max()
 ''', "load_checkpoint into a throwaway optimizer, then a new one; a 0-dim tensor over parameters()"),
     right('''
-checkpoint = torch.load(SAVE_DIR / "after_epoch_3.ckpt", weights_only=True)
-resumed_fresh = make_model()
-resumed_fresh.load_state_dict(checkpoint["model"])
-set_rng_state(checkpoint["rng"])
-optimizer = torch.optim.SGD(resumed_fresh.parameters(), lr=0.1, momentum=0.9)
-loss_fn = nn.CrossEntropyLoss()
-for epoch in range(3, 6):
-    for inputs, targets in make_loader():
-        optimizer.zero_grad()
-        loss_fn(resumed_fresh(inputs), targets).backward()
-        optimizer.step()
+def resume_fresh(path):
+    checkpoint = torch.load(path, weights_only=True)
+    net = make_model()
+    net.load_state_dict(checkpoint["model"])
+    set_rng_state(checkpoint["rng"])
+    optimizer = torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+    loss_fn = nn.CrossEntropyLoss()
+    for epoch in range(checkpoint["epoch"], EPOCHS):
+        for inputs, targets in make_loader():
+            optimizer.zero_grad()
+            loss_fn(net(inputs), targets).backward()
+            optimizer.step()
+    return net
+
+
+resumed = resume_fresh(SAVE_DIR / "after_epoch_3.ckpt")
 with torch.no_grad():
-    a = torch.nn.utils.parameters_to_vector(resumed_fresh.parameters())
+    a = torch.nn.utils.parameters_to_vector(resumed.parameters())
     b = torch.nn.utils.parameters_to_vector(uninterrupted.parameters())
 largest_difference = float(torch.max(torch.abs(a - b)))
 ''', "the loop written out, parameters_to_vector"),
-    right('''
-checkpoint = torch.load(SAVE_DIR / "after_epoch_3.ckpt", map_location="cpu", weights_only=True)
-resumed_fresh = make_model()
-resumed_fresh.load_state_dict(checkpoint["model"])
-set_rng_state(checkpoint["rng"])
-optimizer = torch.optim.SGD(resumed_fresh.parameters(), lr=0.1, momentum=0.9)
-losses = [utils.train_epoch(resumed_fresh, make_loader(), nn.CrossEntropyLoss(), optimizer, device)
-          for _ in range(checkpoint["epoch"], EPOCHS)]
-print("identical:", identical(resumed_fresh, uninterrupted), "losses:", losses)
-mine, theirs = resumed_fresh.state_dict(), uninterrupted.state_dict()
+    right(_fresh(difference='''
+mine, theirs = model.state_dict(), uninterrupted.state_dict()
+print("identical:", identical(model, uninterrupted))
 largest_difference = np.max([np.abs(mine[k].numpy() - theirs[k].numpy()).max() for k in mine])
-''', "numpy's float32, after printing more than asked"),
+'''), "numpy's float32, after printing more than asked"),
+    right(_fresh(difference='''
+state, reference = model.state_dict(), uninterrupted.state_dict()
+print(f"{max((state[k] - reference[k]).abs().max().item() for k in state):.4f}")
+largest_difference = float(f"{max((state[k] - reference[k]).abs().max().item() for k in state):.4f}")
+'''), "the value as printed with {:.4f}"),
     wrong('''
-resumed_fresh = make_model()
-optimizer = torch.optim.SGD(resumed_fresh.parameters(), lr=0.1, momentum=0.9)
-start = load_checkpoint(SAVE_DIR / "after_epoch_3.ckpt", resumed_fresh, optimizer)
-for epoch in range(start, EPOCHS):
-    utils.train_epoch(resumed_fresh, make_loader(), nn.CrossEntropyLoss(), optimizer, device)
+def resume_fresh(path):
+    model = make_model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    start = load_checkpoint(path, model, optimizer)
+    for epoch in range(start, EPOCHS):
+        utils.train_epoch(model, make_loader(), nn.CrossEntropyLoss(), optimizer, device)
+    return model
+
+
+model = resume_fresh(SAVE_DIR / "after_epoch_3.ckpt")
 largest_difference = 0.0
 ''', "a new optimizer object, but its state loaded: the optimizer's state left in"),
+    wrong(_fresh(rng="torch.manual_seed(0)  # as run_training does"),
+          "a fresh optimizer, the random state not restored (seeded as run_training seeds)"),
+    wrong(_fresh(rng="pass  # the random state left as it is"), "a fresh optimizer, the random state not restored"),
+    wrong(_fresh(epochs='checkpoint["epoch"] + 1, EPOCHS'), "one epoch short"),
+    wrong(_fresh(epochs='EPOCHS'), "all six epochs again, from epoch 3's weights"),
     wrong('''
-resumed_fresh = make_model()
-checkpoint = torch.load(SAVE_DIR / "after_epoch_3.ckpt", weights_only=True)
-resumed_fresh.load_state_dict(checkpoint["model"])
-state, reference = resumed_fresh.state_dict(), uninterrupted.state_dict()
-largest_difference = max((state[k] - reference[k]).abs().max().item() for k in state)
-''', "loaded, not trained on"),
-    wrong('''
-resumed_fresh = resumed_no_rng
-state, reference = resumed_fresh.state_dict(), uninterrupted.state_dict()
-largest_difference = max((state[k] - reference[k]).abs().max().item() for k in state)
-''', "Section 4's run without the random state"),
-    wrong('''
-checkpoint = torch.load(SAVE_DIR / "after_epoch_3.ckpt", weights_only=True)
-resumed_fresh = make_model()
-resumed_fresh.load_state_dict(checkpoint["model"])
-set_rng_state(checkpoint["rng"])
-optimizer = torch.optim.SGD(resumed_fresh.parameters(), lr=0.1, momentum=0.9)
-for _ in range(checkpoint["epoch"], EPOCHS):
-    utils.train_epoch(resumed_fresh, make_loader(), nn.CrossEntropyLoss(), optimizer, device)
-largest_difference = 0.1
-''', "a number typed, not computed"),
-    wrong('''
-checkpoint = torch.load(SAVE_DIR / "after_epoch_3.ckpt", weights_only=True)
-resumed_fresh = make_model()
-resumed_fresh.load_state_dict(checkpoint["model"])
-set_rng_state(checkpoint["rng"])
-optimizer = torch.optim.SGD(resumed_fresh.parameters(), lr=0.1, momentum=0.9)
-for _ in range(checkpoint["epoch"], EPOCHS):
-    utils.train_epoch(resumed_fresh, make_loader(), nn.CrossEntropyLoss(), optimizer, device)
-mine, theirs = resumed_fresh.state_dict(), uninterrupted.state_dict()
+def resume_fresh(path):
+    model = make_model()
+    model.load_state_dict(torch.load(path, weights_only=True)["model"])
+    return model
+
+
+model = resume_fresh(SAVE_DIR / "after_epoch_3.ckpt")
+''' + _DIFFERENCE, "loaded, not trained on"),
+    wrong(_fresh(difference="largest_difference = 0.1"), "a number typed, not computed"),
+    wrong(_fresh(difference='''
+mine, theirs = model.state_dict(), uninterrupted.state_dict()
 largest_difference = max((mine[k] - theirs[k]).abs().mean().item() for k in mine)
-''', "the mean difference, not the largest"),
-    wrong('''
-checkpoint = torch.load(SAVE_DIR / "after_epoch_3.ckpt", weights_only=True)
-resumed_fresh = make_model()
-resumed_fresh.load_state_dict(checkpoint["model"])
-set_rng_state(checkpoint["rng"])
-optimizer = torch.optim.SGD(resumed_fresh.parameters(), lr=0.1, momentum=0.9)
-for _ in range(checkpoint["epoch"], EPOCHS):
-    utils.train_epoch(resumed_fresh, make_loader(), nn.CrossEntropyLoss(), optimizer, device)
-largest_difference = identical(resumed_fresh, uninterrupted)
-''', "the old answer: True or False"),
-    wrong('''
-checkpoint = torch.load(SAVE_DIR / "after_epoch_3.ckpt", weights_only=True)
-resumed_fresh = make_model()
-resumed_fresh.load_state_dict(checkpoint["model"])
-set_rng_state(checkpoint["rng"])
-optimizer = torch.optim.SGD(resumed_fresh.parameters(), lr=0.1, momentum=0.9)
-for _ in range(checkpoint["epoch"], EPOCHS):
-    utils.train_epoch(resumed_fresh, make_loader(), nn.CrossEntropyLoss(), optimizer, device)
-largest_difference = (resumed_fresh[0].weight - uninterrupted[0].weight).abs().max().item()
-''', "only the first layer's weight"),
-    wrong('resumed_fresh = "model"\nlargest_difference = 0.1', "a name, not the model"),
+'''), "the mean difference, not the largest"),
+    wrong(_fresh(difference="largest_difference = identical(model, uninterrupted)"), "the old answer: True or False"),
+    wrong(_fresh(difference="largest_difference = (model[0].weight - uninterrupted[0].weight).abs().max().item()"),
+          "only the first layer's weight"),
+    wrong('resume_fresh = resumed_no_rng\nlargest_difference = 0.1', "a model, not a function"),
 ]
 
 CORPUS[("05", 2)] = [

@@ -25,111 +25,90 @@ CONTEXT: dict[tuple[str, int], Context] = {("06", 2): lambda folders, names: {"c
 
 CORPUS: dict[tuple[str, int], list[Answer]] = {}
 
-_LOG = '''
-log_dir = run_dir / "exercise_1"
-model_e = make_model()
-optimizer_e = torch.optim.SGD(model_e.parameters(), lr=0.01, momentum=0.9)
-{body}
-events_e = EventAccumulator(str(log_dir))
-events_e.Reload()
-steps = [event.step for event in events_e.Scalars("loss/train_batches")]
+_LOGGED = '''
+def train_logged(model, optimizer, batches, writer):
+    running = torch.zeros((), device=device)
+    for step, (inputs, targets) in enumerate(batches, start=1):
+        loss = loss_fn(model(inputs), targets)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        {body}
 '''
+_EVERY_5 = '''running += loss.detach()
+        if step % 5 == 0:
+            writer.add_scalar("loss/train_batches", (running / 5).item(), global_step={step})
+            running.zero_()'''
 
 CORPUS[("06", 1)] = [
-    right(_LOG.format(body='''
-running = torch.zeros(())
-with SummaryWriter(log_dir=str(log_dir)) as writer_e:
-    for step, (inputs, targets) in enumerate(itertools.islice(train_loader, 20), start=1):
-        loss = loss_fn(model_e(inputs), targets)
-        optimizer_e.zero_grad()
+    right(_LOGGED.format(body=_EVERY_5.format(step="step")), "the reference: summed on the device, one .item() in 5"),
+    right('''
+def train_logged(model, optimizer, batches, writer):
+    losses = []
+    for index, (inputs, targets) in enumerate(batches):
+        loss = F.cross_entropy(model(inputs), targets)
+        optimizer.zero_grad()
         loss.backward()
-        optimizer_e.step()
-        running += loss.detach()
-        if step % 5 == 0:
-            writer_e.add_scalar("loss/train_batches", (running / 5).item(), global_step=step)
-            running.zero_()
-'''), "the reference"),
-    right(_LOG.format(body='''
-writer_e = SummaryWriter(str(log_dir))
-losses = []
-for index, (inputs, targets) in enumerate(train_loader[:20]):
-    loss = loss_fn(model_e(inputs), targets)
-    optimizer_e.zero_grad()
-    loss.backward()
-    optimizer_e.step()
-    losses.append(loss.detach())
-    if (index + 1) % 5 == 0:
-        writer_e.add_scalar("loss/train_batches", torch.stack(losses[-5:]).mean().item(), index + 1)
-writer_e.close()
-'''), "counted from 0, index + 1, a list of losses"),
-    right(_LOG.format(body='''
-seen = 0
-with SummaryWriter(log_dir) as writer_e:
-    for inputs, targets in train_loader:
-        if seen == 20:
-            break
-        loss = loss_fn(model_e(inputs), targets)
-        optimizer_e.zero_grad()
+        optimizer.step()
+        losses.append(loss.detach())
+        if (index + 1) % 5 == 0:
+            writer.add_scalar("loss/train_batches", torch.stack(losses[-5:]).mean(), index + 1)  # a tensor
+''', "counted from 0, index + 1, a tensor given to add_scalar"),
+    right('''
+def train_logged(model, optimizer, batches, writer):
+    seen = 0
+    for inputs, targets in batches:
+        loss = loss_fn(model(inputs), targets)
+        optimizer.zero_grad()
         loss.backward()
-        optimizer_e.step()
+        optimizer.step()
         seen += 1
         if seen % 5 == 0:
-            writer_e.add_scalar("loss/train_batches", loss.item(), seen)
-''') + "\nsteps = tuple(steps)", "a counter, the last loss, a tuple"),
-    right(_LOG.format(body='''
-with SummaryWriter(log_dir=str(log_dir)) as writer_e:
-    total = 0.0
-    for step in range(1, 21):
-        inputs, targets = train_loader[step - 1]
-        loss = loss_fn(model_e(inputs), targets)
-        optimizer_e.zero_grad()
+            writer.add_scalar("loss/train_batches", loss.item(), seen)
+            writer.add_scalar("loss/last_max_logit", float(model(inputs).detach().max()), seen)  # more than asked
+''', "a counter, the last loss, two reads in a logged batch"),
+    right('''
+def train_logged(model: nn.Module, optimizer: torch.optim.Optimizer, batches, writer) -> None:
+    """Train on each batch; log the loss every 5 batches at the number of batches seen."""
+    total = None
+    for step, batch in enumerate(batches, 1):
+        inputs, targets = (t.to(device, non_blocking=True) for t in batch)
+        optimizer.zero_grad(set_to_none=True)
+        loss = loss_fn(model(inputs), targets)
         loss.backward()
-        optimizer_e.step()
-        total += loss.item()
-        if step in (5, 10, 15, 20):
-            writer_e.add_scalar("loss/train_batches", total / 5, global_step=step)
-            total = 0.0
-''').replace("steps = [event.step", "steps = np.array([event.step").replace('("loss/train_batches")]',
-                                                                          '("loss/train_batches")])'),
-        "a range of steps, a numpy array"),
-    wrong('steps = [5, 10, 15, 20]\nlog_dir = run_dir / "exercise_1"', "typed, nothing logged"),
-    wrong(_LOG.format(body='''
-with SummaryWriter(log_dir=str(log_dir)) as writer_e:
-    for step, (inputs, targets) in enumerate(itertools.islice(train_loader, 20)):
-        loss = loss_fn(model_e(inputs), targets)
-        optimizer_e.zero_grad()
-        loss.backward()
-        optimizer_e.step()
-        if step % 5 == 4:
-            writer_e.add_scalar("loss/train_batches", loss.item(), global_step=step)
-'''), "counted from 0"),
-    wrong(_LOG.format(body='''
-with SummaryWriter(log_dir=str(log_dir)) as writer_e:
-    logged = 0
-    for step, (inputs, targets) in enumerate(itertools.islice(train_loader, 20), start=1):
-        loss = loss_fn(model_e(inputs), targets)
-        optimizer_e.zero_grad()
-        loss.backward()
-        optimizer_e.step()
+        optimizer.step()
+        total = loss.detach() if total is None else total + loss.detach()
         if step % 5 == 0:
-            writer_e.add_scalar("loss/train_batches", loss.item(), global_step=logged)
-            logged += 1
-'''), "counts the values logged"),
-    wrong(_LOG.format(body='''
-with SummaryWriter(log_dir=str(log_dir)) as writer_e:
-    for step, (inputs, targets) in enumerate(itertools.islice(train_loader, 20), start=1):
-        loss = loss_fn(model_e(inputs), targets)
-        optimizer_e.zero_grad()
+            writer.add_scalar("loss/train_batches", total.cpu().numpy() / 5, global_step=step)
+            total = None
+''', "moves each batch to the device, .cpu().numpy() to log"),
+    wrong(_LOGGED.format(body='''running += loss.item()  # waits for the GPU on every batch
+        if step % 5 == 0:
+            writer.add_scalar("loss/train_batches", running / 5, global_step=step)
+            running = 0.0'''), "loss.item() on every batch"),
+    wrong(_LOGGED.format(body='''print(f"batch {step}: loss {loss:.3f}")
+        if step % 5 == 0:
+            writer.add_scalar("loss/train_batches", loss.detach(), global_step=step)'''),
+          "prints the loss of every batch"),
+    wrong(_LOGGED.format(body=_EVERY_5.format(step="step - 1")), "counted from 0"),
+    wrong(_LOGGED.format(body=_EVERY_5.format(step="step // 5")), "counts the values logged"),
+    wrong(_LOGGED.format(body=_EVERY_5.format(step="step").replace("step % 5", "step % 4")), "every 4 batches"),
+    wrong('''
+def train_logged(model, optimizer, batches, writer):
+    for step in (5, 10, 15, 20):
+        writer.add_scalar("loss/train_batches", 1.0, global_step=step)
+''', "typed steps, nothing trained"),
+    right('''
+def train_logged(model, optimizer, batches, writer):
+    for step, (inputs, targets) in enumerate(batches, start=1):
+        loss = loss_fn(model(inputs), targets)
+        optimizer.zero_grad()
         loss.backward()
-        optimizer_e.step()
-        if step % 4 == 0:
-            writer_e.add_scalar("loss/train_batches", loss.item(), global_step=step)
-'''), "every 4 batches"),
-    wrong(_LOG.format(body='''
-with SummaryWriter(log_dir=str(log_dir)) as writer_e:
-    for step in (1, 2, 3):
-        writer_e.add_scalar("loss/train_batches", 1.0, global_step=step)
-''') + "\nsteps = [5, 10, 15, 20]", "typed steps beside another run's file"),
+        optimizer.step()
+        if step in (5, 10, 15, 20):
+            writer.add_scalar("loss/train_batches", loss.item(), global_step=step)
+''', "fitted to the visible 20 batches: the steps typed", hidden="wrong"),
+    wrong('train_logged = [5, 10, 15, 20]', "the old answer: the steps, not a function"),
 ]
 
 _RESUME = '''

@@ -102,6 +102,7 @@ CORPUS[("07", 3)] = [
     right("flatten_size = np.int64(2048)", "a numpy integer"),
     right("flatten_size = 2048.0", "a whole float"),
     wrong("flatten_size = 128 * 2 * 2", "the 50x50 size"),
+    wrong("flatten_size = 512  # the out_features of the first linear layer", "a linear layer's out_features, 512"),
     wrong("flatten_size = 128 * 5 * 5", "a pooling's rounding missed"),
     wrong("flatten_size = 128 * 6 * 6", "another size"),
     wrong('flatten_size = "2048"', "a string"),

@@ -6,13 +6,9 @@ from __future__ import annotations
 
 from tests.exercise_corpus.shared import Answer, Context, right, wrong
 
-SETUP = {
-    ("09", 2): """
-big_batch = 128
-""",
-}
+SETUP: dict[tuple[str, int], str] = {}
 
-CONTEXT: dict[tuple[str, int], Context] = {("09", 2): lambda folders, names: {"big_batch": names["big_batch"]}}
+CONTEXT: dict[tuple[str, int], Context] = {}
 
 CORPUS: dict[tuple[str, int], list[Answer]] = {}
 
@@ -57,22 +53,56 @@ CORPUS[("09", 1)] = [
 ]
 
 CORPUS[("09", 2)] = [
-    right("sizes = [16, 32, 64, 128]\nrates = [831.0, 940.0, 1029.0, 1005.0]", "typed"),
     right('''
-sizes = sorted({16, 32, 64, 128, big_batch})
-rates = [size / (0.01 + size * 0.001) for size in sizes]
-''', "computed (a model of the timing here)"),
-    right("sizes = np.array([128, 64, 32, 16])\nrates = np.array([1005.0, 1029.0, 940.0, 831.0])",
-          "numpy arrays, largest first"),
-    right("sizes = (16, 32, 64, 128)\nrates = (800, 900, 1000, 1000)", "tuples of whole numbers"),
-    wrong("sizes = [16, 32, 64]\nrates = [1.0, 2.0, 3.0]", "a size left out"),
-    wrong("sizes = [16, 32, 64, 128]\nrates = [1.0, 2.0, 3.0]", "a rate missing"),
-    wrong("sizes = [16, 32, 64, 128]\nrates = [1.0, 2.0, -1.0, 3.0]", "a negative rate"),
-    wrong('sizes = [16, 32, 64, 128]\nrates = ["fast", "fast", "faster", "fastest"]', "words"),
-    right("sizes = [16, 32, 64, 128, 256]\nrates = [1.0, 2.0, 3.0, 4.0, 5.0]", "256 swept too: more than asked"),
-    right("sizes = [16, 32, 64, 128, big_batch]\nrates = [5.0, 4.0, 3.0, 2.0, 1.0]",
-          "the sizes as the text lists them: 128 twice where big_batch is 128"),
-    wrong("sizes = [16, 32, 64, 256]\nrates = [1.0, 2.0, 3.0, 4.0]", "another size instead of 128"),
+def images_per_second(run_step, batch_size, device):
+    seconds = time_runs(run_step, device, warmup=1, repeat=3)
+    return batch_size / statistics.median(seconds)
+''', "the reference: time_runs' median"),
+    right('''
+def images_per_second(run_step, batch_size, device):
+    return batch_size / utils.time_it(run_step, device)
+''', "utils.time_it"),
+    right('''
+def images_per_second(run_step, batch_size: int, device: torch.device) -> float:
+    """Training images per second: batch_size images per step, steps timed by hand."""
+    run_step()  # warm up
+    utils.synchronize(device)
+    start = time.perf_counter()
+    for _ in range(4):
+        run_step()
+    utils.synchronize(device)
+    return np.float64(4 * batch_size / (time.perf_counter() - start))
+''', "a loop timed by hand, a numpy float"),
+    right('''
+def images_per_second(run_step, batch_size, device):
+    fastest = min(time_runs(run_step, device, warmup=2, repeat=5))
+    return torch.tensor(batch_size / fastest)
+''', "the fastest run, a 0-dim tensor"),
+    wrong('''
+def images_per_second(run_step, batch_size, device):
+    return statistics.median(time_runs(run_step, device)) * 1e3
+''', "milliseconds per step"),
+    wrong('''
+def images_per_second(run_step, batch_size, device):
+    return 1 / statistics.median(time_runs(run_step, device))
+''', "steps per second"),
+    wrong('''
+def images_per_second(run_step, batch_size, device):
+    return statistics.median(time_runs(run_step, device)) / batch_size
+''', "seconds per image"),
+    wrong('''
+def images_per_second(run_step, batch_size, device):
+    return 1.0
+''', "made up"),
+    wrong('''
+def images_per_second(run_step, batch_size, device):
+    return batch_size / sum(time_runs(run_step, device))
+''', "five steps' time taken for one step's"),
+    wrong("images_per_second = [831.0, 940.0, 1029.0, 1005.0]", "the old answer: rates, not a function"),
+    right('''
+def images_per_second(run_step, batch_size, device):
+    return {16: 1600.0, 64: 6400.0}[batch_size] * 0.95
+''', "fitted to the visible cases: a table", hidden="wrong"),
 ]
 
 _FLOPS = '''
