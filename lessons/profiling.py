@@ -36,9 +36,7 @@ def labelled_step(model: torch.nn.Module, loss_fn: torch.nn.Module,
                   optimizer: torch.optim.Optimizer,
                   batches: Iterator[tuple[torch.Tensor, torch.Tensor]],
                   device: torch.device) -> torch.Tensor:
-    """Run one training step on the next batch; return its loss (not waited for).
-
-    Each part runs inside ``record_function``, so the profiler shows it as one region."""
+    """Run one training step on the next batch, each part a labelled region."""
     with record_function("load batch"):
         inputs, targets = (t.to(device, non_blocking=True) for t in next(batches))
     with record_function("forward"):

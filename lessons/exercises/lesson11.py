@@ -28,7 +28,7 @@ register(Exercise(
             "`forward_calls`把预热的那一步也算上了；它会被分析，但不会保留"),
         5: ("`forward_calls` counts the steps after the warm-up; with `repeat=1` the profiler stops after the "
             "active ones",
-            "`forward_calls`把预热之后的步骤都算上了；`repeat=1`时，profiler在active阶段结束后就停止了"),
+            "`forward_calls`把预热之后的步骤都算上了；`repeat=1`时，性能分析器在active阶段结束后就停止了"),
     }, ("`forward_calls` is {value}, which is not the calls `key_averages()` reports for `forward`",
         "`forward_calls`是{value}，与`key_averages()`为`forward`报告的调用次数不符")),
     hint_en="Section 2 (“Profiling with a schedule”) says which steps `wait`, `warmup` and `active` keep.",
