@@ -160,7 +160,8 @@ def describe_timeline(regions: list[Region], labels: Iterable[str] = LABELS) -> 
           f"right. In {'every' if same else 'the first'} step the regions follow in the order "
           f"{', '.join(order)}, each a hatched box; white space between boxes is time outside every label.")
     zh = (f"{steps}个被分析的训练步骤的时间线，每个标签一行，时间（毫秒）从左向右。"
-          f"{'每个' if same else '第一个'}步骤中的区域依次是{'、'.join(order)}，每个区域是一个带阴影线的方框；"
+          f"{'每个' if same else '第一个'}步骤中的区域依次是{'、'.join(f'“{o}”' for o in order)}，"
+          "每个区域是一个带阴影线的方框；"
           "方框之间的空白是不属于任何标签的时间。")
     return en, zh
 

@@ -111,8 +111,7 @@ def test_draw_timeline_draws_one_hatched_row_per_label() -> None:
     assert list(drawn) == list(profiling.LABELS)
     hatches = {collection.get_hatch() for collection in drawn.values()}
     assert len(hatches) == len(profiling.LABELS) and None not in hatches and "" not in hatches
-    for label, collection in drawn.items():
-        assert len(collection.get_paths()) == 2  # one box per step
+    assert all(len(collection.get_paths()) == 2 for collection in drawn.values())  # a box a step
     assert [t.get_text() for t in ax.get_yticklabels()] == list(reversed(profiling.LABELS))
     assert ax.get_xlabel() == "time (ms)"
     plt.close(fig)
@@ -122,7 +121,8 @@ def test_describe_timeline_says_what_holds_everywhere() -> None:
     en, zh = profiling.describe_timeline(sample_regions())
     assert "2 profiled training steps" in en and "In every step" in en
     assert "load batch, forward, backward, optimizer step" in en
-    assert "2个被分析的训练步骤" in zh and "每个步骤" in zh and "load batch、forward、backward、optimizer step" in zh
+    assert "2个被分析的训练步骤" in zh and "每个步骤" in zh
+    assert "“load batch”、“forward”、“backward”、“optimizer step”" in zh
     shuffled = sample_regions()
     shuffled[5], shuffled[6] = shuffled[6], shuffled[5]
     assert "In the first step" in profiling.describe_timeline(shuffled)[0]
