@@ -57,11 +57,14 @@ LABEL_MS_CASES = [
 ]
 # BEGIN HIDDEN CASES
 LABEL_MS_HIDDEN = [
-    ("three loss regions", [_x("loss", 0.0, 125.0), _x("loss", 200.0, 375.0), _x("loss", 900.0, 1000.0),
-                            _x("forward", 5.0, 7000.0)], "loss", 1.5),
-    ("a longer name first", [_x("forward pass", 0.0, 4000.0), _x("forward", 10.0, 2500.0)], "forward", 2.5),
-    ("an instant event", [_x("step", 0.0, 8000.0), {"ph": "i", "name": "step", "pid": 1, "tid": 1, "ts": 3.0,
-                                                     "s": "t"}], "step", 8.0),
+    ("three loss regions", [{"ph": "X", "name": "loss", "ts": 0.0, "dur": 125.0},
+                            {"ph": "X", "name": "loss", "ts": 200.0, "dur": 375.0},
+                            {"ph": "X", "name": "loss", "ts": 900.0, "dur": 1000.0},
+                            {"ph": "X", "name": "forward", "ts": 5.0, "dur": 7000.0}], "loss", 1.5),
+    ("a longer name first", [{"ph": "X", "name": "forward pass", "ts": 0.0, "dur": 4000.0},
+                             {"ph": "X", "name": "forward", "ts": 10.0, "dur": 2500.0}], "forward", 2.5),
+    ("an instant event", [{"ph": "X", "name": "step", "ts": 0.0, "dur": 8000.0},
+                          {"ph": "i", "name": "step", "ts": 3.0, "s": "t"}], "step", 8.0),
 ]
 # END HIDDEN CASES
 
