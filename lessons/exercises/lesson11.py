@@ -45,25 +45,25 @@ def _x(name: str, ts: float, dur: float) -> dict[str, Any]:
 
 
 LABEL_MS_CASES = [
-    # (what the case holds, the events, the label asked for, its total milliseconds)
-    ("two forward regions", [_x("forward", 0.0, 1500.0), _x("backward", 1500.0, 2000.0),
+    # (what the case holds, in English and Chinese, the events, the label asked for, its total milliseconds)
+    ("two forward regions", "两个forward区域", [_x("forward", 0.0, 1500.0), _x("backward", 1500.0, 2000.0),
                              _x("forward", 4000.0, 500.5)], "forward", 2.0005),
-    ("an operator whose name holds the label", [_x("backward", 0.0, 3000.0),
+    ("an operator whose name holds the label", "名字里包含这个标签的算子", [_x("backward", 0.0, 3000.0),
                                                 _x("autograd::engine::backward", 10.0, 2000.0)], "backward", 3.0),
-    ("a flow event of the same name, which has no duration",
+    ("a flow event of the same name, which has no duration", "同名但没有持续时间的流事件",
      [_x("load batch", 0.0, 250.0), {"ph": "s", "name": "load batch", "id": 1, "pid": 1, "tid": 1, "ts": 5.0},
       _x("load batch", 900.0, 750.0)], "load batch", 1.0),
-    ("no event of that name", [_x("forward", 0.0, 10.0)], "optimizer step", 0.0),
+    ("no event of that name", "没有这个名字的事件", [_x("forward", 0.0, 10.0)], "optimizer step", 0.0),
 ]
 # BEGIN HIDDEN CASES
 LABEL_MS_HIDDEN = [
-    ("three loss regions", [{"ph": "X", "name": "loss", "ts": 0.0, "dur": 125.0},
+    ("three loss regions", "三个loss区域", [{"ph": "X", "name": "loss", "ts": 0.0, "dur": 125.0},
                             {"ph": "X", "name": "loss", "ts": 200.0, "dur": 375.0},
                             {"ph": "X", "name": "loss", "ts": 900.0, "dur": 1000.0},
                             {"ph": "X", "name": "forward", "ts": 5.0, "dur": 7000.0}], "loss", 1.5),
-    ("a longer name first", [{"ph": "X", "name": "forward pass", "ts": 0.0, "dur": 4000.0},
+    ("a longer name first", "排在前面的更长的名字", [{"ph": "X", "name": "forwards", "ts": 0.0, "dur": 4000.0},
                              {"ph": "X", "name": "forward", "ts": 10.0, "dur": 2500.0}], "forward", 2.5),
-    ("an instant event", [{"ph": "X", "name": "step", "ts": 0.0, "dur": 8000.0},
+    ("an instant event", "瞬时事件", [{"ph": "X", "name": "step", "ts": 0.0, "dur": 8000.0},
                           {"ph": "i", "name": "step", "ts": 3.0, "s": "t"}], "step", 8.0),
 ]
 # END HIDDEN CASES
@@ -78,7 +78,7 @@ def reads_a_labels_milliseconds_from_a_trace(label_ms: Callable[..., Any], cases
     """``label_ms(trace, label)`` is the total milliseconds of the trace's complete events named ``label``."""
     need_callable(label_ms, "label_ms")
     with tempfile.TemporaryDirectory() as folder:
-        for index, (what, events, label, expected) in enumerate(cases):
+        for index, (what, what_zh, events, label, expected) in enumerate(cases):
             trace = Path(folder) / f"case{index}.json"
             trace.write_text(json.dumps(_trace(events)), encoding="utf-8")
             shown = f"label_ms(trace, {label!r})"
@@ -87,30 +87,15 @@ def reads_a_labels_milliseconds_from_a_trace(label_ms: Callable[..., Any], cases
             if value is None:
                 raise wrong(f"on a trace with {what}, `{shown}` returned {brief(got)}; return a number of "
                             "milliseconds",
-                            f"在含有{_zh(what)}的跟踪上，`{shown}`返回了{brief(got)}；应返回毫秒数")
+                            f"在含有{what_zh}的跟踪上，`{shown}`返回了{brief(got)}；应返回毫秒数")
             if expected and math.isclose(value, expected * 1000, rel_tol=1e-6):
                 raise wrong(f"on a trace with {what}, `{shown}` returned microseconds, not milliseconds",
-                            f"在含有{_zh(what)}的跟踪上，`{shown}`返回的是微秒，不是毫秒")
+                            f"在含有{what_zh}的跟踪上，`{shown}`返回的是微秒，不是毫秒")
             if not math.isclose(value, expected, rel_tol=1e-6, abs_tol=1e-9):
                 raise wrong(f"on a trace with {what}, `{shown}` returned {value:g}: not the total milliseconds "
                             f"of the complete events named exactly {label!r}",
-                            f"在含有{_zh(what)}的跟踪上，`{shown}`返回了{value:g}：这不是名字恰好为{label!r}的"
+                            f"在含有{what_zh}的跟踪上，`{shown}`返回了{value:g}：这不是名字恰好为{label!r}的"
                             "完整事件的总毫秒数")
-
-
-CASE_ZH = {
-    "two forward regions": "两个forward区域",
-    "an operator whose name holds the label": "名字里包含这个标签的算子",
-    "a flow event of the same name, which has no duration": "同名但没有持续时间的流事件",
-    "no event of that name": "没有这个名字的事件",
-    "three loss regions": "三个loss区域",
-    "a longer name first": "排在前面的更长的名字",
-    "an instant event": "瞬时事件",
-}
-
-
-def _zh(what: str) -> str:
-    return CASE_ZH.get(what, what)
 
 
 STEP_LABELS = ("forward", "loss", "backward", "optimizer step")
