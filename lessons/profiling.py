@@ -59,7 +59,7 @@ def activities(device: torch.device) -> list[ProfilerActivity]:
 
 
 KINETO_LINE = re.compile(
-    r"^(USDT|INFO|WARNING|ERROR):\d{4}-\d\d-\d\d [\d:]+ \d+:\d+ \S+\.cpp:\d+\] "
+    r"^(USDT|STAGE|INFO|WARNING|ERROR):\d{4}-\d\d-\d\d [\d:]+ \d+:\d+ \S+\.cpp:\d+\] "
     r"|^\[W\d+ [\d:.]+ (\d+ )?CPUAllocator\.cpp:\d+\] Memory block of unknown size was allocated before the "
     r"profiling started")
 """A line that the profiler's C++ code writes to the process's stderr: Kineto's own log when it starts or stops or
