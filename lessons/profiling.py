@@ -214,12 +214,13 @@ def draw_roofline(ax: Any, peaks: dict[str, float], bandwidth: float,
 
 
 def timed_rounds(fns: dict[str, Callable[[], Any]], device: torch.device, rounds: int = 3) -> dict[str, float]:
-    """Return each function's median seconds over ``rounds`` interleaved rounds (one call of each per round, in
-    turn, after one untimed call each): a machine that slows down mid-way slows all of them alike."""
+    """Return each function's fastest time in seconds over ``rounds`` interleaved rounds (one call of each per
+    round, in turn, after one untimed call each): a machine that slows down mid-way slows all of them alike, and
+    the fastest round is the one other work disturbed least."""
     for fn in fns.values():
         fn()
     seconds: dict[str, list[float]] = {name: [] for name in fns}
     for _ in range(rounds):
         for name, fn in fns.items():
             seconds[name] += utils.time_runs(fn, device, warmup=0, repeat=1)
-    return {name: sorted(times)[len(times) // 2] for name, times in seconds.items()}
+    return {name: min(times) for name, times in seconds.items()}
