@@ -1,5 +1,5 @@
 """CIFAR-10 for notebook 06 and benchmarks/cifar_loop.py: the source's CNN, gradient clipping, real data (or
-generated images of its shape when it cannot be had), the generated sample, batches.
+generated images of its shape when it cannot be had), the generated sample, batches, and a TensorBoard server.
 
 Lesson module (see ``lessons/__init__.py`` for where code lives): it imports ``utils``; ``utils`` never imports it.
 Its unit tests are in ``tests/test_cifar10.py``.
@@ -9,6 +9,12 @@ from __future__ import annotations
 
 import functools
 import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -403,3 +409,87 @@ def device_batches(
         # contiguous(): the DataLoader's NCHW memory layout, so that only the data loading differs
         inputs = images[index].permute(0, 3, 1, 2).contiguous().float().div(255)
         yield inputs.sub(mean).div(std), labels[index]
+
+
+# ---- TensorBoard: this interpreter's own server ----------------------------------------------------------------------
+_TENSORBOARDS: dict[int, tuple[subprocess.Popen[bytes], Any]] = {}
+"""The TensorBoard processes ``start_tensorboard`` started, by port, each with the file that holds its output."""
+
+
+def tensorboard_command() -> list[str]:
+    """Return the command that runs this interpreter's own TensorBoard: the ``tensorboard`` script beside
+    ``sys.executable`` (``Scripts/tensorboard.exe`` on Windows), else ``[sys.executable, "-m", "tensorboard.main"]``.
+
+    A Jupyter kernel's PATH may lack its environment's ``bin`` folder, so a bare ``tensorboard`` may be another
+    environment's, or none (the ``%tensorboard`` magic then says "Could not find `tensorboard`").
+    """
+    folder = Path(sys.executable).parent
+    for script in (folder / "tensorboard", folder / "tensorboard.exe", folder / "Scripts" / "tensorboard.exe"):
+        if script.is_file() and os.access(script, os.X_OK):
+            return [str(script)]
+    return [sys.executable, "-m", "tensorboard.main"]
+
+
+def free_port() -> int:
+    """Return a TCP port of localhost that nothing listens on now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("localhost", 0))
+        return int(probe.getsockname()[1])
+
+
+def start_tensorboard(logdir: str | os.PathLike[str], timeout_s: float = 90.0) -> int:
+    """Start this interpreter's TensorBoard (``tensorboard_command``) on ``logdir`` at a free port of localhost and
+    return the port once the server answers; stop it with ``stop_tensorboard(port)``.
+
+    Where the command is a script, it also becomes ``TENSORBOARD_BINARY``, the variable the ``%tensorboard`` magic
+    reads, so that the magic finds the same TensorBoard. Raises RuntimeError, with TensorBoard's own output, if the
+    server exits or does not answer within ``timeout_s`` seconds (it is then stopped).
+    """
+    import urllib.request
+
+    command = tensorboard_command()
+    if len(command) == 1:
+        os.environ["TENSORBOARD_BINARY"] = command[0]
+    port = free_port()
+    output = tempfile.TemporaryFile()
+    process = subprocess.Popen(
+        [*command, "--logdir", str(logdir), "--host", "localhost", "--port", str(port)],
+        stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+    )
+    _TENSORBOARDS[port] = (process, output)
+    deadline = time.monotonic() + timeout_s
+    while process.poll() is None and time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://localhost:{port}/data/logdir", timeout=2) as answer:
+                if answer.status == 200:
+                    return port
+        except OSError:  # not listening yet
+            time.sleep(0.25)
+    exit_code = process.poll()
+    output.seek(0)
+    said = output.read().decode(errors="replace").strip()[-2000:]
+    stop_tensorboard(port)
+    why = f"exited with code {exit_code}" if exit_code is not None else f"did not answer within {timeout_s:g} s"
+    raise RuntimeError(f"TensorBoard ({' '.join(command)}) {why}:\n{said}")
+
+
+def stop_tensorboard(port: int, timeout_s: float = 10.0) -> bool:
+    """Stop the TensorBoard that ``start_tensorboard`` started at ``port`` (Ctrl+C, then a kill after ``timeout_s``);
+    return True if one was running there, False if none was (stopping twice is harmless)."""
+    process, output = _TENSORBOARDS.pop(port, (None, None))
+    if process is None:
+        return False
+    if process.poll() is None:
+        process.send_signal(signal.SIGINT if os.name == "posix" else signal.SIGTERM)  # lets it remove its info file
+        try:
+            process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    output.close()
+    return True
+
+
+def running_tensorboards() -> list[int]:
+    """Return the ports of the TensorBoard servers that ``start_tensorboard`` started and that still run."""
+    return sorted(port for port, (process, _) in _TENSORBOARDS.items() if process.poll() is None)

@@ -534,3 +534,68 @@ def test_every_form_of_the_message_says_the_same_in_both_languages() -> None:
         assert sorted(re.findall(named, said["zh"])) == sorted(re.findall(named, said["en"])), form
         assert ("Dataset not found" in said["zh"]) == ("Dataset not found" in said["en"]), form
     assert "（RuntimeError: Dataset not found" in cifar10.unavailable_message(root, error, False, "zh")
+
+
+# ---- TensorBoard -----------------------------------------------------------------------------------------------------
+
+
+def test_tensorboard_command_is_the_script_beside_the_interpreter_or_its_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    interpreter = tmp_path / "bin" / "python"
+    interpreter.parent.mkdir()
+    monkeypatch.setattr(cifar10.sys, "executable", str(interpreter))
+    assert cifar10.tensorboard_command() == [str(interpreter), "-m", "tensorboard.main"]
+    script = interpreter.parent / "tensorboard"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    assert cifar10.tensorboard_command() == [str(script)]
+
+
+def test_tensorboard_starts_and_stops_from_a_kernel_whose_path_lacks_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As notebook 06 starts it: this interpreter's TensorBoard, found with PATH stripped of the environment's bin
+    folder (as a Jupyter kernel may run), on a free port; it serves the log folder, then stops."""
+    import json
+    import os
+    import shutil
+    import sys
+    import urllib.request
+
+    from torch.utils.tensorboard import SummaryWriter
+
+    environment_bin = Path(sys.executable).parent
+    path = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and Path(p) != environment_bin]
+    monkeypatch.setenv("PATH", os.pathsep.join(path))
+    monkeypatch.delenv("TENSORBOARD_BINARY", raising=False)
+    found = shutil.which("tensorboard")
+    assert found is None or Path(found).parent != environment_bin  # the kernel's PATH has not this one
+    with SummaryWriter(log_dir=str(tmp_path / "runs" / "one")) as writer:
+        writer.add_scalar("loss/train", 1.0, global_step=1)
+    port = cifar10.start_tensorboard(tmp_path / "runs")
+    try:
+        process = cifar10._TENSORBOARDS[port][0]
+        assert process.args[0] in (str(environment_bin / "tensorboard"), sys.executable)
+        if len(cifar10.tensorboard_command()) == 1:  # the %tensorboard magic would find the same one
+            assert os.environ["TENSORBOARD_BINARY"] == cifar10.tensorboard_command()[0]
+        with urllib.request.urlopen(f"http://localhost:{port}/data/logdir", timeout=10) as answer:
+            assert json.loads(answer.read())["logdir"] == str(tmp_path / "runs")
+        assert port in cifar10.running_tensorboards()
+    finally:
+        assert cifar10.stop_tensorboard(port)
+    assert process.poll() is not None and port not in cifar10.running_tensorboards()  # stopped
+    assert not cifar10.stop_tensorboard(port)  # twice: harmless
+    with pytest.raises(OSError):
+        urllib.request.urlopen(f"http://localhost:{port}/data/logdir", timeout=2)
+
+
+def test_a_tensorboard_that_cannot_start_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    script = tmp_path / "tensorboard"
+    script.write_text("#!/bin/sh\necho 'no such flag' >&2\nexit 2\n")
+    script.chmod(0o755)
+    monkeypatch.setattr(cifar10, "tensorboard_command", lambda: [str(script)])
+    monkeypatch.delenv("TENSORBOARD_BINARY", raising=False)
+    with pytest.raises(RuntimeError, match=r"(?s)exited with code 2.*no such flag"):
+        cifar10.start_tensorboard(tmp_path, timeout_s=20)
+    assert not cifar10._TENSORBOARDS  # nothing left running
