@@ -66,6 +66,7 @@ from lessons.exercises import (  # noqa: F401 (each module declares its lesson's
     lesson08,
     lesson09,
     lesson10,
+    lesson12,
 )
 from lessons.exercises.core import (
     EXERCISES,
