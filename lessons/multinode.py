@@ -15,6 +15,7 @@ Its unit tests are in ``tests/test_multinode.py``.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -72,16 +73,27 @@ def latest_step(folder: str | os.PathLike[str]) -> int:
     return max(steps, default=0)
 
 
-def start(args: Sequence[str], log: str | os.PathLike[str]) -> subprocess.Popen[str]:
+def machine_env(machine: int, machines: int) -> dict[str, str]:
+    """Return what simulated machine `machine` of `machines` on this one sees of the GPUs: its own share of them
+    (``CUDA_VISIBLE_DEVICES``), or none where there are fewer GPUs than machines. Launchers on separate machines
+    never share a GPU; two on one machine would, since each numbers its workers' GPUs from 0."""
+    per_machine = torch.cuda.device_count() // machines
+    gpus = range(machine * per_machine, (machine + 1) * per_machine)
+    return {"CUDA_VISIBLE_DEVICES": ",".join(str(gpu) for gpu in gpus)}
+
+
+def start(args: Sequence[str], log: str | os.PathLike[str],
+          env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     """Start ``torchrun *args`` in a new session: stdout piped, stderr appended to the file `log`; the
-    project importable (``PYTHONPATH``), one thread per worker, and a store of its own for each round of workers.
+    project importable (``PYTHONPATH``), one thread per worker, and a store of its own for each round of workers;
+    `env` adds to the environment (``machine_env``).
 
     ``TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1``: by default the workers of every round (a restart is a new round)
     share the launcher's store, where the round before left its keys. Gloo's workers of a restarted group then
     read the dead group's addresses and fail to connect ("Gloo connectFullMesh failed"); with the variable each
     round's rank 0 opens a new store."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(utils.ROOT), os.environ.get("PYTHONPATH", "")]),
-           "OMP_NUM_THREADS": "1", "PYTHON_COLORS": "0", "TORCH_DISABLE_SHARE_RDZV_TCP_STORE": "1"}
+           "OMP_NUM_THREADS": "1", "PYTHON_COLORS": "0", "TORCH_DISABLE_SHARE_RDZV_TCP_STORE": "1", **(env or {})}
     with open(log, "a", encoding="utf-8") as stderr:  # the child keeps its own copy of the file
         return subprocess.Popen([*TORCHRUN, *args], stdout=subprocess.PIPE, stderr=stderr, text=True,
                                 env=env, start_new_session=True)
@@ -129,9 +141,13 @@ def torchrun(args: Sequence[str], log: str | os.PathLike[str], timeout: float = 
 
 
 def rank_lines(*outputs: str) -> list[str]:
-    """Return the lines of `outputs` that start with ``RANK=``, sorted: the workers' own reports, in an order
-    that does not depend on which process printed first."""
-    return sorted(line for output in outputs for line in output.splitlines() if line.startswith("RANK="))
+    """Return the workers' reports in `outputs`, each from a ``RANK=`` (not ``LOCAL_RANK=``) to the end of its
+    line or the next report, sorted: an order that does not depend on which process printed first.
+
+    Where ``PYTHONUNBUFFERED`` is set, ``print`` writes a line and its newline in two calls,
+    so two workers' lines can arrive as ``A`` ``B`` ``\\n`` ``\\n``; each call's text arrives whole."""
+    text = re.sub(r"(?<![A-Z_])RANK=", "\nRANK=", "\n".join(outputs))
+    return sorted(line.strip() for line in text.splitlines() if line.startswith("RANK="))
 
 
 def local_bytes(model: nn.Module) -> int:

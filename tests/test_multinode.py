@@ -48,6 +48,8 @@ def test_latest_step_takes_only_complete_checkpoints(tmp_path: Path) -> None:
 def test_rank_lines_keeps_the_workers_lines_sorted() -> None:
     printed = ["RANK=1 b\nsomething else\n", "[Gloo] Rank 0 is connected\nRANK=0 a\n"]
     assert multinode.rank_lines(*printed) == ["RANK=0 a", "RANK=1 b"]
+    interleaved = "RANK=1 LOCAL_RANK=1 start=0RANK=0 LOCAL_RANK=0 start=0\n\n"  # two unbuffered prints
+    assert multinode.rank_lines(interleaved) == ["RANK=0 LOCAL_RANK=0 start=0", "RANK=1 LOCAL_RANK=1 start=0"]
 
 
 @pytest.fixture
@@ -89,6 +91,16 @@ def test_local_device_falls_back_to_the_cpu(worker_env: pytest.MonkeyPatch, why:
     else:
         worker_env.setattr(dist, "is_nccl_available", lambda: False)
     assert multinode.local_device() == (torch.device("cpu"), "gloo")
+
+
+@pytest.mark.parametrize(("gpus", "shares"), [(0, ["", ""]), (1, ["", ""]), (2, ["0", "1"]),
+                                               (5, ["0,1", "2,3"])])
+def test_simulated_machines_never_share_a_gpu(monkeypatch: pytest.MonkeyPatch, gpus: int, shares: list[str]) -> None:
+    """Two launchers on one machine each number their GPUs from 0: with one GPU, NCCL would put both workers on
+    it. Each simulated machine gets its own GPUs, or none."""
+    monkeypatch.setattr(torch._C, "_cuda_getDeviceCount", lambda: gpus, raising=False)
+    monkeypatch.setattr(torch.cuda, "_cached_device_count", None)
+    assert [multinode.machine_env(machine, 2)["CUDA_VISIBLE_DEVICES"] for machine in range(2)] == shares
 
 
 ENV_SCRIPT = """

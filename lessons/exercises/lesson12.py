@@ -14,7 +14,7 @@ NAMES = ("RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK")
 
 ENV_CASES = [(2, 1, 1, 0), (1, 2, 0, 1), (4, 8, 2, 5), (3, 4, 0, 0)]  # (nodes, per_node, node, local_rank)
 # BEGIN HIDDEN CASES
-ENV_HIDDEN = [(2, 4, 1, 3), (5, 2, 4, 1), (8, 8, 7, 7), (1, 1, 0, 0)]
+ENV_HIDDEN = [(2, 4, 1, 3), (5, 2, 4, 1), (8, 8, 7, 7), (6, 1, 5, 0)]
 # END HIDDEN CASES
 
 
@@ -59,7 +59,7 @@ def sets_the_variables_torchrun_sets(torchrun_env: Callable[..., Any], cases: li
 
 RESUME_CASES = [(4, 1), (5, 2), (6, 3), (2, 5), (9, 4)]  # (fail_at, save_every)
 # BEGIN HIDDEN CASES
-RESUME_HIDDEN = [(7, 7), (0, 3), (13, 5), (100, 10)]
+RESUME_HIDDEN = [(17, 7), (0, 13), (23, 5), (100, 30)]
 # END HIDDEN CASES
 
 
@@ -97,7 +97,7 @@ def resumes_from_the_last_checkpoint(resumed_from: Callable[..., Any], cases: li
 MEMORY_CASES = [(1_000_000, 3, "ddp"), (1_000_000, 3, "fsdp"), (7_000_000_000, 8, "fsdp"), (10, 1, "fsdp"),
                 (3, 5, "ddp")]  # (parameters, gpus, strategy); 3 and 5 GPUs: no mistake gives the right bytes
 # BEGIN HIDDEN CASES
-MEMORY_HIDDEN = [(2_500, 5, "fsdp"), (2_500, 5, "ddp"), (123_456, 3, "fsdp"), (1, 64, "fsdp")]
+MEMORY_HIDDEN = [(2_500, 5, "fsdp"), (2_500, 7, "ddp"), (123_456, 3, "fsdp"), (1, 64, "fsdp")]
 # END HIDDEN CASES
 
 
