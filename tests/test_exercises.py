@@ -199,7 +199,8 @@ def test_grade_raises_unless_right_and_runs_hidden_cases(capsys: pytest.CaptureF
         exercises.grade("03", 3, 576, hidden=True)  # values have no hidden cases: the visible check runs
     assert {key for key, e in exercises.EXERCISES.items() if e.has_hidden} == {
         ("01", 2), ("01", 3), ("02", 1), ("03", 1), ("03", 2), ("04", 3), ("05", 1), ("05", 3), ("06", 1), ("06", 2),
-        ("06", 3), ("07", 2), ("08", 3), ("09", 1), ("09", 2), ("10", 1), ("11", 2), ("11", 3)}
+        ("06", 3), ("07", 2), ("08", 3), ("09", 1), ("09", 2), ("10", 1), ("11", 2), ("11", 3), ("12", 1), ("12", 2),
+        ("12", 3)}
 
 
 def check_modules() -> dict[str, Any]:

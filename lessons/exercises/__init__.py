@@ -70,6 +70,7 @@ from lessons.exercises import (  # noqa: F401 (each module declares its lesson's
     lesson09,
     lesson10,
     lesson11,
+    lesson12,
 )
 from lessons.exercises.core import (
     EXERCISES,

@@ -27,13 +27,14 @@ from tests.exercise_corpus import (
     lesson09,
     lesson10,
     lesson11,
+    lesson12,
 )
 from tests.exercise_corpus.shared import PRELUDE, Answer, Context, right, wrong
 
 __all__ = ["CONTEXT", "CORPUS", "FORBIDDEN", "PRELUDE", "SETUP", "Answer", "Context", "right", "wrong"]
 
 LESSONS = (lesson01, lesson02, lesson03, lesson04, lesson05, lesson06, lesson07, lesson08, lesson09, lesson10,
-           lesson11)
+           lesson11, lesson12)
 
 CORPUS: dict[tuple[str, int], list[Answer]] = {key: answers for m in LESSONS for key, answers in m.CORPUS.items()}
 """Every lesson's answers, by (lesson, number)."""
