@@ -57,35 +57,38 @@ def meeting_point() -> Iterator[int]:
 
 
 def join_group(rank: int, world_size: int, port: int) -> torch.device:
-    """Join the process group as `rank`; return this process's device: GPU `rank`, or the CPU with too few GPUs
-    or no NCCL (PyTorch's Windows builds have none)."""
-    store = dist.TCPStore("127.0.0.1", port, is_master=False)  # connect to the meeting point
-    if dist.is_nccl_available() and torch.cuda.device_count() >= world_size:  # a GPU each, NCCL
+    """Join the process group as `rank`; return this process's device: GPU `rank`,
+    or the CPU with too few GPUs or no NCCL (PyTorch's Windows builds have none)."""
+    store = dist.TCPStore("127.0.0.1", port, is_master=False)  # the meeting point
+    if dist.is_nccl_available() and torch.cuda.device_count() >= world_size:
         device = torch.device("cuda", rank)
-        torch.cuda.set_device(device)  # this process's plain "cuda" is now GPU `rank`
-        dist.init_process_group("nccl", store=store, rank=rank, world_size=world_size, device_id=device)
+        torch.cuda.set_device(device)  # a plain "cuda" is now GPU `rank`
+        dist.init_process_group("nccl", store=store, rank=rank,
+                                world_size=world_size, device_id=device)
     else:  # CPU processes, talking through gloo
         device = torch.device("cpu")
         torch.set_num_threads(1)  # the processes share the CPU's cores
-        with stdout_to_devnull():  # hides the "[Gloo] Rank r is connected to ..." line torch 2.8 prints
-            dist.init_process_group("gloo", store=store, rank=rank, world_size=world_size)
+        with stdout_to_devnull():  # hides gloo's "[Gloo] Rank r is connected" line
+            dist.init_process_group("gloo", store=store, rank=rank,
+                                    world_size=world_size)
     return device
 
 
-def train_shard(model: nn.Module, device: torch.device, epochs: int, batch_size: int, lr: float,
-                seed: int) -> tuple[list[list[int]], torch.Tensor]:
-    """Train `model` wrapped in DDP on this rank's shard; return each epoch's example indices and every loss."""
-    ddp_model = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
-    dataset = toy_data(seed=seed)
-    sampler = DistributedSampler(dataset, shuffle=True, seed=seed)  # rank and world size from the group
-    loader = DataLoader(dataset, batch_size=batch_size, sampler=sampler)
+def train_shard(model: nn.Module, device: torch.device, epochs: int, batch_size: int,
+                lr: float, seed: int) -> tuple[list[list[int]], torch.Tensor]:
+    """Train `model` under DDP on this rank's shard; return its indices and losses."""
+    device_ids = [device.index] if device.type == "cuda" else None
+    ddp_model = DistributedDataParallel(model, device_ids=device_ids)
+    sampler = DistributedSampler(toy_data(seed=seed), shuffle=True, seed=seed)
+    loader = DataLoader(sampler.dataset, batch_size=batch_size, sampler=sampler)
     optimizer = torch.optim.SGD(ddp_model.parameters(), lr=lr)
     indices, losses = [], []
     for epoch in range(epochs):
-        sampler.set_epoch(epoch)  # a new shuffle each epoch, the same one in every process
+        sampler.set_epoch(epoch)  # a new shuffle each epoch, the same in every process
         indices.append(list(sampler))
         for inputs, targets in loader:
-            loss = nn.functional.cross_entropy(ddp_model(inputs.to(device)), targets.to(device))
+            outputs = ddp_model(inputs.to(device))
+            loss = nn.functional.cross_entropy(outputs, targets.to(device))
             optimizer.zero_grad()
             loss.backward()  # DDP averages the gradients of all processes here
             optimizer.step()
@@ -93,26 +96,26 @@ def train_shard(model: nn.Module, device: torch.device, epochs: int, batch_size:
     return indices, torch.stack(losses).cpu()
 
 
-def worker(rank: int, world_size: int, port: int, out_dir: str, epochs: int = 2, batch_size: int = 16,
-               lr: float = 0.1, seed: int = 0) -> None:
-    """One DDP process: train on this rank's shard; rank 0 saves checkpoint.pt; each rank writes rank<r>.pt."""
-    device = join_group(rank, world_size, port)
+def worker(rank: int, world_size: int, port: int, out_dir: str, epochs: int = 2,
+           batch_size: int = 16, lr: float = 0.1, seed: int = 0) -> None:
+    """One DDP process: rank 0 saves checkpoint.pt, every rank writes rank<r>.pt."""
+    device, out = join_group(rank, world_size, port), Path(out_dir)
     try:
         torch.manual_seed(seed)  # the same initial weights in every process
         model = toy_model().to(device)
         indices, losses = train_shard(model, device, epochs, batch_size, lr, seed)
-        checkpoint = Path(out_dir) / "checkpoint.pt"
-        if rank == 0:  # one writer; the plain model's state_dict, without DDP's "module." prefix
-            atomic_save(model.state_dict(), checkpoint)
+        state = {k: v.cpu() for k, v in model.state_dict().items()}  # no "module."
+        if rank == 0:  # one writer
+            atomic_save(state, out / "checkpoint.pt")
         dist.barrier()  # every rank waits here until rank 0 has written the file
-        saved = torch.load(checkpoint, map_location="cpu", weights_only=True)  # e.g. to resume from it
-        state = {k: v.cpu() for k, v in model.state_dict().items()}
-        report = {"device": str(device), "backend": dist.get_backend(), "indices": indices, "losses": losses,
-                  "model": state, "read back": all(torch.equal(saved[k], state[k]) for k in state)}
-        atomic_save(report, Path(out_dir) / f"rank{rank}.pt")
-        dist.barrier()  # no rank closes the group while another still works: all have written their reports
+        saved = torch.load(out / "checkpoint.pt", weights_only=True)  # as to resume
+        report = {"device": str(device), "backend": dist.get_backend(), "model": state,
+                  "indices": indices, "losses": losses,
+                  "read back": all(torch.equal(saved[k], state[k]) for k in state)}
+        atomic_save(report, out / f"rank{rank}.pt")
+        dist.barrier()  # no rank closes the group while another still writes
     finally:
-        dist.destroy_process_group()  # free the group's connections, threads and communicators, even after an error
+        dist.destroy_process_group()  # frees the group's resources, even after an error
 
 
 @contextlib.contextmanager
