@@ -19,6 +19,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -85,15 +86,19 @@ def machine_env(machine: int, machines: int) -> dict[str, str]:
 def start(args: Sequence[str], log: str | os.PathLike[str],
           env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     """Start ``torchrun *args`` in a new session: stdout piped, stderr appended to the file `log`; the
-    project importable (``PYTHONPATH``), one thread per worker, and a store of its own for each round of workers;
-    `env` adds to the environment (``machine_env``).
+    project importable (``PYTHONPATH``), one thread per worker, and, where ``args`` allow restarts, a store of
+    its own for each round of workers; `env` adds to the environment (``machine_env``).
 
-    ``TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1``: by default the workers of every round (a restart is a new round)
-    share the launcher's store, where the round before left its keys. Gloo's workers of a restarted group then
-    read the dead group's addresses and fail to connect ("Gloo connectFullMesh failed"); with the variable each
-    round's rank 0 opens a new store."""
+    ``TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1`` only with ``--max-restarts``: by default the workers of every round
+    (a restart is a new round) share the launcher's store, where the round before left its keys. Gloo's workers
+    of a restarted group then read the dead group's addresses and fail to connect ("Gloo connectFullMesh
+    failed"); with the variable each round's rank 0 opens a new store. Without restarts the shared store is
+    kept: a store in rank 0 dies with it, and a worker of another launcher still closing its group then waits
+    for it."""
+    restarts = any(arg.startswith("--max-restarts") for arg in map(str, args))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(utils.ROOT), os.environ.get("PYTHONPATH", "")]),
-           "OMP_NUM_THREADS": "1", "PYTHON_COLORS": "0", "TORCH_DISABLE_SHARE_RDZV_TCP_STORE": "1", **(env or {})}
+           "OMP_NUM_THREADS": "1", "PYTHON_COLORS": "0",
+           "TORCH_DISABLE_SHARE_RDZV_TCP_STORE": "1" if restarts else "0", **(env or {})}
     with open(log, "a", encoding="utf-8") as stderr:  # the child keeps its own copy of the file
         return subprocess.Popen([*TORCHRUN, *args], stdout=subprocess.PIPE, stderr=stderr, text=True,
                                 env=env, start_new_session=True)
@@ -103,20 +108,23 @@ def finish(launchers: Sequence[subprocess.Popen[str]], log: str | os.PathLike[st
            timeout: float = 180) -> list[str]:
     """Wait for every launcher, at most `timeout` seconds in all; return what each printed.
 
-    A launcher still running then gets SIGTERM, on which torchrun ends its workers, and SIGKILL for its whole
-    session 30 s later: none is left behind. Raises TimeoutError after that, or RuntimeError, with the end of
-    `log`, if a launcher failed."""
-    outputs, late = [], False
+    Once a launcher fails, or the time is up, the others still running get SIGTERM, on which torchrun ends its
+    workers, and SIGKILL for their whole session 30 s later: none is left behind, and none waits for a peer that
+    is gone. Raises TimeoutError, or RuntimeError with the end of `log` if a launcher failed."""
+    deadline = time.monotonic() + timeout
+    while True:
+        codes = [launcher.poll() for launcher in launchers]  # every one, each time
+        failed = any(code not in (None, 0) for code in codes)
+        late = None in codes
+        if not late or failed or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
     for launcher in launchers:
-        try:
-            outputs.append(launcher.communicate(timeout=None if late else timeout)[0])
-        except subprocess.TimeoutExpired:
-            late = True
-    if late:
-        for launcher in launchers:
-            _end(launcher)
+        _end(launcher)
+    outputs = [launcher.communicate()[0] for launcher in launchers]
+    if late and not failed:
         raise TimeoutError(f"torchrun ran past {timeout:g} s and was stopped")
-    if any(launcher.returncode != 0 for launcher in launchers):
+    if failed or any(launcher.returncode != 0 for launcher in launchers):
         tail = Path(log).read_text(encoding="utf-8", errors="replace")[-3000:]
         codes = [launcher.returncode for launcher in launchers]
         raise RuntimeError(f"torchrun exited with {codes}; the end of its log:\n{tail}")
@@ -132,7 +140,6 @@ def _end(launcher: subprocess.Popen[str]) -> None:
         except subprocess.TimeoutExpired:
             os.killpg(launcher.pid, signal.SIGKILL)
             launcher.wait()
-    launcher.communicate()
 
 
 def torchrun(args: Sequence[str], log: str | os.PathLike[str], timeout: float = 180) -> str:

@@ -4,6 +4,8 @@ batches; the checkpoint finder; the worker's device; FSDP2's shards and their ch
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -105,6 +107,8 @@ def test_simulated_machines_never_share_a_gpu(monkeypatch: pytest.MonkeyPatch, g
 
 ENV_SCRIPT = """
 import os
+import subprocess
+import sys
 import torch.distributed as dist
 dist.init_process_group("gloo")
 print(f"RANK={dist.get_rank()} WORLD_SIZE={os.environ['WORLD_SIZE']}", flush=True)
@@ -180,3 +184,19 @@ def test_the_figure_draws_each_ranks_shard_gathered_and_scattered() -> None:
     assert [text.get_text() for text in axis.get_legend().get_texts()] == ["part of rank 0", "part of rank 1"]
     assert axis.get_title() == "One FSDP step for one layer"
     matplotlib.pyplot.close(figure)
+
+
+def test_finish_ends_the_other_launchers_as_soon_as_one_fails(tmp_path: Path) -> None:
+    """A launcher that fails does not leave the others waiting for a peer that is gone until the time is up."""
+    def launcher(code: str) -> subprocess.Popen[str]:
+        return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                                start_new_session=True)
+
+    log = tmp_path / "torchrun.log"
+    log.write_text("the failed worker's message\n", encoding="utf-8")
+    waiting, failing = launcher("import time; time.sleep(120)"), launcher("print('x'); raise SystemExit(3)")
+    started = time.monotonic()
+    with pytest.raises(RuntimeError, match="the failed worker's message"):
+        multinode.finish([waiting, failing], log, timeout=100)
+    assert time.monotonic() - started < 40  # not the 100 s timeout: SIGTERM at once, SIGKILL after 30 s at most
+    assert waiting.poll() is not None and failing.returncode == 3
