@@ -3,7 +3,7 @@
 ``torchrun`` starts ``python -m torch.distributed.run`` with this project importable and every launcher bounded
 in time (``start`` and ``finish``); ``rank_lines`` keeps the lines the workers print about themselves
 (``RANK=...``), sorted. ``local_device`` picks a worker's device and backend.
-``toy_model`` and ``batch`` are what the lesson's training script trains on; ``latest_step`` finds the last
+``block_model`` and ``batch`` are what the lesson's training script trains on; ``latest_step`` finds the last
 complete checkpoint that ``torch.distributed.checkpoint`` wrote. ``fsdp_worker`` shards the toy model with
 ``fully_shard`` in each process that ``torch.multiprocessing.spawn`` starts, and ``local_bytes`` counts what one
 rank holds. ``draw_fsdp_step`` draws what a sharded layer gathers and scatters in one step.
@@ -38,7 +38,7 @@ TORCHRUN = (sys.executable, "-m", "torch.distributed.run")
 """torchrun, as this kernel's Python runs it: a kernel's PATH may lack the environment's ``bin`` folder."""
 
 
-def toy_model() -> nn.Sequential:
+def block_model() -> nn.Sequential:
     """Return the model of notebook 12: two blocks (a linear layer and a ReLU each), then a linear head."""
     return nn.Sequential(nn.Sequential(nn.Linear(16, 64), nn.ReLU()),
                          nn.Sequential(nn.Linear(64, 64), nn.ReLU()),
@@ -175,7 +175,7 @@ def fsdp_worker(rank: int, world_size: int, port: int, out_dir: str, steps: int 
     try:
         mesh = init_device_mesh(device.type, (world_size,))
         torch.manual_seed(0)  # the same initial weights in every process
-        model = toy_model().to(device)
+        model = block_model().to(device)
         full_bytes = local_bytes(model)
         for block in model[:2]:
             fully_shard(block, mesh=mesh)  # each block's parameters: one group, gathered together

@@ -23,7 +23,7 @@ matplotlib.use("Agg")
 
 
 def test_toy_model_maps_16_features_to_one_output_through_two_blocks() -> None:
-    model = multinode.toy_model()
+    model = multinode.block_model()
     assert model(torch.zeros(3, 16)).shape == (3, 1)
     assert len(model) == 3 and all(isinstance(block, torch.nn.Sequential) for block in model[:2])
 
@@ -146,7 +146,7 @@ def test_a_launch_past_its_timeout_is_ended_with_its_workers(tmp_path: Path) -> 
 
 
 def test_local_bytes_counts_every_parameter_of_a_plain_model() -> None:
-    model = multinode.toy_model()
+    model = multinode.block_model()
     assert multinode.local_bytes(model) == 4 * sum(p.numel() for p in model.parameters())
 
 
@@ -155,10 +155,10 @@ def test_fsdp_shards_add_up_and_their_checkpoint_loads_in_one_process(tmp_path: 
         mp.spawn(multinode.fsdp_worker, args=(2, port, str(tmp_path)), nprocs=2, join=True)
     reports = [torch.load(tmp_path / f"rank{rank}.pt", weights_only=True) for rank in range(2)]
     full = reports[0]["full bytes"]
-    assert full == multinode.local_bytes(multinode.toy_model())
+    assert full == multinode.local_bytes(multinode.block_model())
     assert sum(r["local bytes"] for r in reports) == full and all(r["local bytes"] < full for r in reports)
     assert reports[0]["type"] == "DTensor" and reports[0]["local shape"] == (32, 16)
-    model = multinode.toy_model()
+    model = multinode.block_model()
     state = {"model": model.state_dict()}
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="torch.distributed is disabled")
@@ -166,7 +166,7 @@ def test_fsdp_shards_add_up_and_their_checkpoint_loads_in_one_process(tmp_path: 
     gathered = torch.load(tmp_path / "full.pt", weights_only=True)
     assert all(torch.equal(gathered[name], tensor) for name, tensor in state["model"].items())
     torch.manual_seed(0)
-    start = multinode.toy_model().state_dict()
+    start = multinode.block_model().state_dict()
     assert not all(torch.equal(start[name], gathered[name]) for name in start)  # trained
 
 
