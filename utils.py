@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
+import json
 import os
 import random
 import re
@@ -87,6 +88,34 @@ def language() -> str:
 def localized(en: str, zh: str) -> str:
     """Return ``en`` or ``zh``, whichever is the language set by ``set_language``."""
     return zh if _language == "zh" else en
+
+
+ZH_MESSAGES = Path(__file__).resolve().parent / "lessons" / "zh_messages"
+"""The Chinese of the sentences that the notebooks print with ``say``: one JSON file per lesson, English -> Chinese."""
+
+
+@functools.cache
+def _zh_catalog() -> dict[str, str]:
+    """Return every entry of the files in ``ZH_MESSAGES``, read once."""
+    catalog: dict[str, str] = {}
+    for path in sorted(ZH_MESSAGES.glob("*.json")):
+        catalog.update(json.loads(path.read_text(encoding="utf-8")))
+    return catalog
+
+
+def tr(template: str) -> str:
+    """Return ``template`` in the edition's language: in Chinese, its entry in ``ZH_MESSAGES`` (a template with no
+    entry stays English; ``tests/test_translate.py`` finds it)."""
+    return _zh_catalog().get(template, template) if _language == "zh" else template
+
+
+def say(template: str, *args: Any, **fields: Any) -> None:
+    """Print ``template.format(*args, **fields)`` in the edition's language (``tr``).
+
+    ``utils.say("same object: {}", b is a)`` prints ``same object: True`` in English and ``同一个对象：True`` in
+    Chinese: the code of both editions stays the same, and a class reads its own language.
+    """
+    print(tr(template).format(*args, **fields))
 
 
 # ---- Quick mode, seeding, progress bars ------------------------------------------------------------------------------

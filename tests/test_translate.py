@@ -603,7 +603,7 @@ NAMES = {
     "none", "true", "false",  # Python's own
     "torch", "torchvision", "pytorch", "numpy", "pillow", "opencv", "pip", "jupyter", "jupyterlab", "colab", "kaggle",
     "tensorboard", "nbval", "python",
-    "cpu", "cuda", "mps", "softmax", "logit",  # device types and terms Chinese text writes in English
+    "cpu", "cuda", "mps", "softmax", "logit", "ms",  # device types, terms and units Chinese text writes in English
     "cat", "dog",  # PetImages' classes (folder names), and CIFAR-10's and the generated shapes' below
     "airplane", "automobile", "bird", "deer", "frog", "horse", "ship", "truck",
     "diagonals", "checkers", "disk", "ring", "square", "cross", "triangle", "dots",
@@ -736,3 +736,108 @@ def test_an_english_helper_line_is_caught(tmp_path: Path, capsys: pytest.Capture
     assert len(checks) == 2 and all(english_helper_line(line) == line for line in checks)
     banner = "!" * 100 + "\nPetImages is not available (Network is unreachable). To use ..."
     assert english_helper_line(banner) == "PetImages is not available (Network is unreachable). To use ..."
+
+
+# ---- the sentences the notebooks print: utils.say and its catalog ----------------------------------------------------
+LESSON_MODULES = sorted((ROOT / "lessons").glob("*.py"))
+
+
+def _code_sources() -> list[tuple[str, str]]:
+    """Return (where, code) for every English code cell but the setup cell, and for every lesson module."""
+    sources = []
+    for path in ENGLISH:
+        nb = nbformat.read(path, as_version=4)
+        for cell in [c for c in nb.cells if c.cell_type == "code"][1:]:
+            code = "\n".join("" if line.lstrip().startswith(("!", "%")) else line for line in cell.source.splitlines())
+            sources.append((f"{path.name} cell {cell.id}", code))
+    sources += [(f"lessons/{path.name}", path.read_text(encoding="utf-8")) for path in LESSON_MODULES]
+    return sources
+
+
+def _is_call_to(node: ast.AST, names: set[str]) -> bool:
+    func = node.func if isinstance(node, ast.Call) else None
+    return (isinstance(func, ast.Name) and func.id in names) or (
+        isinstance(func, ast.Attribute) and func.attr in names and isinstance(func.value, ast.Name)
+        and func.value.id == "utils")
+
+
+def said_templates(sources: list[tuple[str, str]]) -> dict[str, list[str]]:
+    """Return each template passed to ``utils.say`` or ``utils.tr`` in ``sources``, with where; a template that is not
+    a string literal is listed under ``"<not a literal>"``."""
+    found: dict[str, list[str]] = {}
+    for where, code in sources:
+        for node in ast.walk(ast.parse(code)):
+            if _is_call_to(node, {"say", "tr"}) and node.args:
+                first = node.args[0]
+                key = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else "<not a literal>"
+                found.setdefault(key, []).append(where)
+    return found
+
+
+def fields(template: str) -> list[tuple[str, str, str]]:
+    """Return the replacement fields of a ``str.format`` template as (name, spec, conversion), numbering ``{}``."""
+    import string
+
+    out, auto = [], 0
+    for _, name, spec, conversion in string.Formatter().parse(template):
+        if name is None:
+            continue
+        if name == "":
+            name, auto = str(auto), auto + 1
+        out.append((name, spec or "", conversion or ""))
+    return sorted(out)
+
+
+def literal_english(node: ast.Call) -> list[str]:
+    """Return the English words in the string literals that a ``print`` call prints (``english_words`` of the text
+    with a Chinese character added, so that every word counts; replacement fields are left out)."""
+    words = []
+    for arg in [*node.args, *(k.value for k in node.keywords if k.arg == "sep")]:
+        parts = arg.values if isinstance(arg, ast.JoinedStr) else [arg]
+        for part in parts:
+            if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                words += english_words("中 " + part.value)
+    return words
+
+
+def test_every_said_sentence_has_its_chinese() -> None:
+    catalog = utils._zh_catalog()
+    said = said_templates(_code_sources())
+    assert "<not a literal>" not in said, f"utils.say/tr need a literal template: {said.get('<not a literal>')}"
+    missing = {t: w for t, w in said.items() if t not in catalog}
+    assert not missing, "add these to lessons/zh_messages/<lesson>.json:\n" + "\n".join(
+        f"{t!r} ({', '.join(w)})" for t, w in missing.items())
+    unused = sorted(set(catalog) - set(said))
+    assert not unused, f"entries no code says any more: {unused}"
+    for english, chinese in catalog.items():
+        assert fields(chinese) == fields(english), f"{chinese!r} must fill the fields of {english!r}"
+        text = re.sub(r"\{[^{}]*\}", "〇", chinese)
+        assert re.search(f"[{CJK}]", text) and not english_words(text), f"not Chinese: {chinese!r}"
+
+
+def test_the_catalog_files_are_one_per_lesson() -> None:
+    lessons = {path.name[:2] for path in ENGLISH}
+    for path in utils.ZH_MESSAGES.glob("*"):
+        assert path.suffix == ".json" and path.name[:2] in lessons, f"{path.name}: name it <lesson number>.json"
+
+
+def test_notebooks_print_sentences_through_say() -> None:
+    """A sentence a notebook prints goes through ``utils.say`` (or ``utils.localized``), so that the Chinese twin
+    prints it in Chinese; a print may show names (``x.device``, ``type=``) and values as they are."""
+    found = []
+    for where, code in _code_sources():
+        for node in ast.walk(ast.parse(code)):
+            if _is_call_to(node, {"print"}) and (words := literal_english(node)):
+                found.append(f"{where}: print with English words {words}")
+    assert not found, "\n".join(found)
+
+
+def test_the_print_rule_tells_sentences_from_names() -> None:
+    def english(code: str) -> list[str]:
+        return literal_english(ast.parse(code).body[0].value)
+
+    assert english('print("same object:", a is b)') == ["same", "object"]
+    assert english('print(f"weighted loss: {loss:.3f}, weight on {w.device}")') == ["weighted", "loss", "weight", "on"]
+    for names in ['print("x.device:", x.device)', 'print(f"{name:<10} {value}")', 'print(model)',
+                  'print("type=", type(x))', 'print(f"cpu: {t:.1f} ms")', 'print(utils.localized("a b", "甲"))']:
+        assert not english(names), names

@@ -44,6 +44,27 @@ def test_language_picks_the_editions_words(monkeypatch: pytest.MonkeyPatch) -> N
     assert utils.language() == "zh"  # a refused language changes nothing
 
 
+def test_say_prints_the_editions_sentence(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                          capsys: pytest.CaptureFixture) -> None:
+    (tmp_path / "01_x.json").write_text('{"same object: {} | shape {:.1f}": "同一个对象：{} | 形状{:.1f}",'
+                                        ' "rank {rank} on {device}": "{device}上的{rank}号进程"}', encoding="utf-8")
+    monkeypatch.setattr(utils, "ZH_MESSAGES", tmp_path)
+    utils._zh_catalog.cache_clear()
+    monkeypatch.setattr(utils, "_language", "en")
+    try:
+        utils.say("same object: {} | shape {:.1f}", True, 2.25)
+        utils.say("rank {rank} on {device}", rank=1, device="cpu")
+        monkeypatch.setattr(utils, "_language", "zh")
+        utils.say("same object: {} | shape {:.1f}", True, 2.25)
+        utils.say("rank {rank} on {device}", rank=1, device="cpu")
+        utils.say("no entry: {}", 3)  # stays English (tests/test_translate.py finds such a template)
+        assert utils.tr("rank {rank} on {device}") == "{device}上的{rank}号进程"
+    finally:
+        utils._zh_catalog.cache_clear()
+    assert capsys.readouterr().out.splitlines() == [
+        "same object: True | shape 2.2", "rank 1 on cpu", "同一个对象：True | 形状2.2", "cpu上的1号进程", "no entry: 3"]
+
+
 @pytest.mark.parametrize(
     ("value", "expected"), [("1", True), ("true", True), ("YES", True), ("0", False), ("", False), (None, False)]
 )
