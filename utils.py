@@ -446,10 +446,10 @@ def describe_placement(obj: Any) -> str:
     """Return a one-line answer to "where does this live?": one device, ``mixed: ...``, or no tensors."""
     found = devices_of(obj)
     if not found:
-        return "no tensors (nothing to move)"
+        return localized("no tensors (nothing to move)", "没有张量（无需移动）")
     if len(found) == 1:
-        return f"{found.pop()} ({len(placement(obj))} tensors)"
-    return "mixed: " + ", ".join(sorted(found))
+        return localized("{} ({} tensors)", "{}（{}个张量）").format(found.pop(), len(placement(obj)))
+    return localized("mixed: ", "混用设备：") + localized(", ", "、").join(sorted(found))
 
 
 # ---- Timing ----------------------------------------------------------------------------------------------------------

@@ -476,6 +476,12 @@ def test_placement_of_mixed_devices() -> None:
     assert utils.devices_of(net) == {"cpu", "meta"}
     assert utils.describe_placement(net) == "mixed: cpu, meta"
     assert utils.describe_placement(nn.Linear(2, 2)) == "cpu (2 tensors)"
+    utils.set_language("zh")
+    try:
+        assert [utils.describe_placement(m) for m in (nn.ReLU(), net, nn.Linear(2, 2))] == [
+            "没有张量（无需移动）", "混用设备：cpu、meta", "cpu（2个张量）"]
+    finally:
+        utils.set_language("en")
 
 
 def test_placement_of_optimizer_state() -> None:
