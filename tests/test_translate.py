@@ -769,7 +769,8 @@ def said_templates(sources: list[tuple[str, str]]) -> dict[str, list[str]]:
         for node in ast.walk(ast.parse(code)):
             if _is_call_to(node, {"say", "tr"}) and node.args:
                 first = node.args[0]
-                key = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else "<not a literal>"
+                literal = isinstance(first, ast.Constant) and isinstance(first.value, str)
+                key = first.value if literal else "<not a literal>"
                 found.setdefault(key, []).append(where)
     return found
 

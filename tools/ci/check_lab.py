@@ -32,9 +32,12 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import nbformat
-from playwright.sync_api import Page, sync_playwright
+
+if TYPE_CHECKING:  # Playwright is imported where a browser starts: the unit tests need none
+    from playwright.sync_api import Page
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -247,6 +250,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"JupyterLab answered after {time.monotonic() - start:.1f} s", flush=True)
         try:
             problems += news_switched_off(base, token)
+            from playwright.sync_api import sync_playwright
+
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
                 context = browser.new_context(viewport={"width": 1280, "height": 900})

@@ -30,9 +30,11 @@ import shutil
 import sys
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urljoin, urlparse
 
-from playwright.sync_api import Page, sync_playwright
+if TYPE_CHECKING:  # Playwright is imported where a browser starts: the unit tests need none
+    from playwright.sync_api import Page
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "_site"
@@ -247,6 +249,8 @@ def main(argv: list[str] | None = None) -> int:
     server, base = serve(SITE)
     problems: list[str] = []
     pages = [f"{base}{lang}/{p.name}" for lang in languages for p in sorted((SITE / lang).glob("*.html"))]
+    from playwright.sync_api import sync_playwright
+
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         context = browser.new_context(viewport={"width": 1280, "height": 900})
