@@ -842,3 +842,45 @@ def test_the_print_rule_tells_sentences_from_names() -> None:
     for names in ['print("x.device:", x.device)', 'print(f"{name:<10} {value}")', 'print(model)',
                   'print("type=", type(x))', 'print(f"cpu: {t:.1f} ms")', 'print(utils.localized("a b", "甲"))']:
         assert not english(names), names
+
+
+LIBRARY_MESSAGE = re.compile(r"\s*(?:\w+\.)*[A-Z]\w*(?:Error|Exception|Warning|Interrupt)\b")
+"""The start of a library's error or warning as Python shows it (``UserWarning: ...``): it and the lines after it in
+the same output are the library's words until a line in Chinese."""
+
+
+def english_sentences(nb: nbformat.NotebookNode) -> list[str]:
+    """Return every stored stdout or text output line of a Chinese notebook that holds three or more English words
+    and no Chinese, outside a library's message (``LIBRARY_MESSAGE``): a sentence the lesson prints in English."""
+    found = []
+    for index, cell in enumerate(nb.cells):
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error" or output.get("name") == "stderr":
+                continue
+            in_message = False
+            for line in output_text(output).splitlines():
+                if re.search(f"[{CJK}]", line):
+                    in_message = False
+                elif LIBRARY_MESSAGE.match(line):
+                    in_message = True
+                elif not in_message and len(english_words("中 " + line)) >= 3:
+                    found.append(f"cell {index} ({cell.id}): {line!r}")
+    return found
+
+
+def test_an_english_sentence_in_a_chinese_output_is_caught() -> None:
+    outputs = ["same object: True | same memory: True", "UserWarning: torch.set_default_tensor_type() is deprecated"
+               "\nas of PyTorch 2.1, please use it\n同一个对象：True", "同一个对象：True\nthe result is on cpu",
+               "utils.placement: {'0.weight': 'cpu'}", "  cuda:0  NVIDIA H100 80GB HBM3  80 GiB"]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(outputs=[
+        nbformat.v4.new_output("stream", name="stdout", text=text)]) for text in outputs])
+    assert [line.split(": ", 1)[1] for line in english_sentences(nb)] == [
+        "'same object: True | same memory: True'", "'the result is on cpu'"]
+
+
+@pytest.mark.parametrize("path", ENGLISH, ids=IDS)
+def test_a_chinese_notebook_prints_no_english_sentence(path: Path) -> None:
+    """The lessons' own sentences come in Chinese (``utils.say``, ``utils.localized``); PyTorch's and Python's
+    messages stay as they print, after their ``...Error:`` or ``...Warning:``."""
+    found = english_sentences(_pair(path)[1])
+    assert not found, f"zh/{path.name}: English sentences in the outputs:\n" + "\n".join(found)
