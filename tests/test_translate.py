@@ -603,7 +603,7 @@ NAMES = {
     "none", "true", "false",  # Python's own
     "torch", "torchvision", "pytorch", "numpy", "pillow", "opencv", "pip", "jupyter", "jupyterlab", "colab", "kaggle",
     "tensorboard", "nbval", "python",
-    "cpu", "cuda", "mps", "softmax", "logit", "ms",  # device types, terms and units Chinese text writes in English
+    "cpu", "cuda", "mps", "meta", "softmax", "logit", "ms",  # device types, terms and units Chinese text writes in English
     "cat", "dog",  # PetImages' classes (folder names), and CIFAR-10's and the generated shapes' below
     "airplane", "automobile", "bird", "deer", "frog", "horse", "ship", "truck",
     "diagonals", "checkers", "disk", "ring", "square", "cross", "triangle", "dots",
@@ -816,10 +816,16 @@ def test_every_said_sentence_has_its_chinese() -> None:
         assert re.search(f"[{CJK}]", text) and not english_words(text), f"not Chinese: {chinese!r}"
 
 
-def test_the_catalog_files_are_one_per_lesson() -> None:
+def test_the_catalog_files_are_one_per_lesson_and_agree() -> None:
+    import json
+
     lessons = {path.name[:2] for path in ENGLISH}
-    for path in utils.ZH_MESSAGES.glob("*"):
+    seen: dict[str, tuple[str, str]] = {}
+    for path in sorted(utils.ZH_MESSAGES.glob("*")):
         assert path.suffix == ".json" and path.name[:2] in lessons, f"{path.name}: name it <lesson number>.json"
+        for english, chinese in json.loads(path.read_text(encoding="utf-8")).items():
+            first = seen.setdefault(english, (path.name, chinese))
+            assert first[1] == chinese, f"{english!r}: {first[0]} says {first[1]!r}, {path.name} {chinese!r}"
 
 
 def test_notebooks_print_sentences_through_say() -> None:
