@@ -63,8 +63,8 @@ def masks_with_a_buffer_left_out_of_the_state(LowerTriangle: type, cases: list[i
         if not isinstance(got, torch.Tensor) or got.device.type != "meta":
             raise wrong(f"after `.to('meta')`, `LowerTriangle({n})(x)` for x on meta is not on meta: `forward` "
                         "multiplies by a tensor that stayed behind, not by the registered buffer",
-                        f"`.to('meta')`之后，对meta上的x，`LowerTriangle({n})(x)`不在meta上：`forward`乘的是留在原地的"
-                        "张量，而不是注册的缓冲区")
+                        f"`.to('meta')`之后，x在`meta`上，`LowerTriangle({n})(x)`的结果却不在`meta`上。`forward`乘的是"
+                        "留在原地的张量，而不是注册的缓冲区")
 
 
 PARALLEL_CASES = {"seed": 0, "a": "nn.Linear(5, 3)", "b": "nn.Linear(5, 2)", "shapes": [(4, 5), (2, 4, 5)]}
