@@ -118,9 +118,9 @@ MEMORY_HIDDEN = [
 
 
 @declare("01", 3, ("memory_of",), cases=MEMORY_CASES, hidden="MEMORY_HIDDEN",
-         hint_en="Section 1 introduces `meta` (“What must live on the GPU, and what need not”); a tensor knows its "
-                 "elements' size, and where its data is.",
-         hint_zh="第1节（“哪些东西必须放在GPU上，哪些不必”）介绍了`meta`；张量知道自己每个元素的大小，也知道数据在哪里。")
+         hint_en="Section 3 (“Device names”) introduces `meta`; a tensor knows its elements' size, and where its "
+                 "data is.",
+         hint_zh="第3节（“设备名称”）介绍了`meta`；张量知道自己每个元素的大小，也知道数据在哪里。")
 def counts_bytes_needed_and_allocated(memory_of: Callable[[torch.Tensor], Any], cases: list[Any]) -> None:
     """``memory_of(tensor)`` is (bytes its values need, bytes allocated where it lives) for each case."""
     need_callable(memory_of, "memory_of")
