@@ -603,7 +603,7 @@ NAMES = {
     "none", "true", "false",  # Python's own
     "torch", "torchvision", "pytorch", "numpy", "pillow", "opencv", "pip", "jupyter", "jupyterlab", "colab", "kaggle",
     "tensorboard", "nbval", "python",
-    "cpu", "cuda", "mps", "meta", "softmax", "logit", "ms",  # device types, terms and units Chinese text writes in English
+    "cpu", "cuda", "mps", "meta", "softmax", "logit", "ms",  # devices, terms, units Chinese text writes in English
     "cat", "dog",  # PetImages' classes (folder names), and CIFAR-10's and the generated shapes' below
     "airplane", "automobile", "bird", "deer", "frog", "horse", "ship", "truck",
     "diagonals", "checkers", "disk", "ring", "square", "cross", "triangle", "dots",
