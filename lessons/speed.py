@@ -1,17 +1,22 @@
-"""Notebook 09 (honest GPU speed): what the link between the host and a GPU can carry, as Linux reports it; the
-rungs of the ladder that a GPU adds; the ladder's table.
+"""Notebook 09 (honest GPU speed): what the link between the host and a GPU can carry, as Linux reports it; each
+rung's model; the rungs of the ladder that a GPU adds; the ladder's table, in each edition's language.
 
-Lesson module (see ``lessons/__init__.py`` for where code lives): it needs nothing from ``utils``, and ``utils``
-never imports it. Notebook 09 shows ``pcie_link_gbps``, ``compiled_rungs`` and ``gpu_rungs`` in full, so their
-lines fit the notebooks' 88 characters and a cell's 20 lines. Its unit tests are in ``tests/test_speed.py``.
+Lesson module (see ``lessons/__init__.py`` for where code lives): ``utils`` never imports it. Notebook 09 shows
+``pcie_link_gbps``, ``compiled_rungs`` and ``gpu_rungs`` in full, so their lines fit the notebooks' 88 characters
+and a cell's 20 lines. Its unit tests are in ``tests/test_speed.py``.
 """
 
 from __future__ import annotations
 
+import unicodedata
+import warnings
 from pathlib import Path
 from typing import Any
 
 import torch
+from torch import nn
+
+from lessons import cifar10
 
 
 def pcie_link_gbps(gpu: torch.device,
@@ -43,9 +48,26 @@ def can_compile(device: torch.device) -> bool:
     return device.type == "cuda" and has_triton_package() and torch.cuda.get_device_capability(device) >= (7, 0)
 
 
+def memory_format(rung: dict[str, Any]) -> torch.memory_format:
+    """Return the memory format of a rung's images and weights: ``channels_last`` where the rung asks for it."""
+    return torch.channels_last if rung.get("channels_last") else torch.contiguous_format
+
+
+def rung_model(rung: dict[str, Any]) -> tuple[nn.Module, nn.Module]:
+    """Return notebook 09's CNN for ``rung``, from the same initial weights every time (seed 0), on the rung's
+    device in its ``memory_format``, and what runs its forward pass: the model itself, or, where the rung has
+    ``compile``, the model compiled with ``torch.compile(mode="reduce-overhead")``."""
+    torch.manual_seed(0)
+    model = cifar10.cnn().to(rung["device"], memory_format=memory_format(rung))
+    forward = torch.compile(model, mode="reduce-overhead") if rung.get("compile") else model
+    return model, forward
+
+
 def compiled_rungs(same: dict[str, Any], low: str) -> list[dict[str, Any]]:
     """Return notebook 09's two ``torch.compile`` rungs: float32 alone, then with
     ``low`` autocast and ``channels_last`` too, both ``same`` as rung 2 otherwise."""
+    # compile's advice to switch TF32 on: the rungs keep PyTorch's defaults
+    warnings.filterwarnings("ignore", message="TensorFloat32 tensor cores")
     return [{**same, "name": "float32 + compile", "compile": True, "change": "compile"},
             {**same, "name": f"{low} + c_last + compile", "amp": True,
              "channels_last": True, "compile": True, "change": "all three"}]
@@ -75,16 +97,50 @@ def gpu_rungs(device: torch.device, batch: int, amp_dtype: torch.dtype) -> list[
 
 LADDER_WORDS = {
     "en": {"rung": "rung", "images/s": "images/s", "spread": "spread",
-           "compared with": "compared with", "speed-up": "speed-up",
+           "compared with": "compared with", "speed-up": "speed-up", "against": "rung {}: {}",
            "quick": "Quick mode: tiny sizes, one step per timed call, two rounds. These "
                     "ratios are noise, not what the rungs change; Going deeper gives an "
                     "H100's ladder."},
     "zh": {"rung": "级", "images/s": "张/秒", "spread": "波动",
-           "compared with": "对比", "speed-up": "加速比",
+           "compared with": "对比", "speed-up": "加速比", "against": "第{}级：{}",
            "quick": "快速模式：尺寸很小，每次计时只跑一步，共两轮。这些比值是噪声，"
                     "不是各级改动的效果。H100上的阶梯见“进阶”部分。"},
 }
-"""The words of ``ladder_table``'s heading line and quick-mode note, per edition."""
+"""The words of ``ladder_table``'s heading line, its "compared with" column and its quick-mode note, per edition."""
+
+ZH_CHANGES = {
+    "batch": "批量", "precision": "精度", "layout": "内存布局", "a wait per step": "每步等待一次",
+    "cudnn.benchmark": "cudnn.benchmark", "compile": "编译", "all three": "三项一起", "device": "设备",
+    "scaler": "GradScaler",
+}
+"""The Chinese of each rung's ``change``: what it changes against the rung it is compared with."""
+
+ZH_NAME_PARTS = ((", batch ", "，批量"), (" autocast", "混合精度"), (" + compile", " + 编译"),
+                 (" + .item() per step", " + 每步读一次损失"), (", CPU", "，CPU"))
+"""The English words of the rungs' names and their Chinese; the rest of a name (float32, channels_last) stays."""
+
+
+def in_language(text: str, lang: str = "en") -> str:
+    """Return a rung's ``name`` or ``change`` in ``lang``: as it is in English; in Chinese, a change from
+    ``ZH_CHANGES``, a name with its English words (``ZH_NAME_PARTS``) in Chinese."""
+    if lang != "zh":
+        return text
+    if text in ZH_CHANGES:
+        return ZH_CHANGES[text]
+    for english, chinese in ZH_NAME_PARTS:
+        text = text.replace(english, chinese)
+    return text
+
+
+def _width(text: str) -> int:
+    """Return the columns ``text`` takes in a monospaced font: two for a Chinese character, one otherwise."""
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
+def _pad(text: str, width: int, right: bool = False) -> str:
+    """Return ``text`` padded with spaces to ``width`` columns (``_width``), on the left if ``right``."""
+    fill = " " * max(width - _width(text), 0)
+    return fill + text if right else text + fill
 
 
 def ladder_table(rungs: list[dict[str, Any]], flop_per_image: float, lang: str = "en",
@@ -94,31 +150,33 @@ def ladder_table(rungs: list[dict[str, Any]], flop_per_image: float, lang: str =
     its rate in TFLOP/s (images/s times ``flop_per_image``).
 
     Each rung is a dict with ``name``, ``images/s``, ``spread``, ``vs`` (the index of the rung it is compared with,
-    or None) and ``change``. The heading line is in ``lang`` (``LADDER_WORDS``); with ``quick``, a first line says
-    that quick mode's ratios are noise.
+    or None) and ``change``. The words are in ``lang`` (``LADDER_WORDS``, ``in_language``), padded to the columns a
+    Chinese character takes; with ``quick``, a first line says that quick mode's ratios are noise.
     """
     words = LADDER_WORDS[lang]
     lines = [words["quick"]] if quick else []
-    lines.append(f"{words['rung']:<31} {words['images/s']:>10} {words['spread']:>6}  "
-                 f"{words['compared with']:<26} {words['speed-up']:>8} {'TFLOP/s':>8}")
+    lines.append(f"{_pad(words['rung'], 31)} {_pad(words['images/s'], 10, right=True)} "
+                 f"{_pad(words['spread'], 6, right=True)}  {_pad(words['compared with'], 26)} "
+                 f"{_pad(words['speed-up'], 8, right=True)} {'TFLOP/s':>8}")
     for number, rung in enumerate(rungs, start=1):
         against, speedup = "", "-"
         if rung["vs"] is not None:
-            against = f"rung {rung['vs'] + 1}: {rung['change']}"
+            against = words["against"].format(rung["vs"] + 1, in_language(rung["change"], lang))
             speedup = f"{rung['images/s'] / rungs[rung['vs']]['images/s']:.2f}x"
         tflops = rung["images/s"] * flop_per_image / 1e12
-        lines.append(f"{number} {rung['name']:<29} {rung['images/s']:>10,.0f} {rung['spread']:>5.2f}x  {against:<26} "
-                     f"{speedup:>8} {tflops:>8.3g}")
+        lines.append(f"{number} {_pad(in_language(rung['name'], lang), 29)} {rung['images/s']:>10,.0f} "
+                     f"{rung['spread']:>5.2f}x  {_pad(against, 26)} {speedup:>8} {tflops:>8.3g}")
     return "\n".join(lines)
 
 
-def draw_ladder(ax: Any, rungs: list[dict[str, Any]], color: str) -> list[tuple[str, float]]:
+def draw_ladder(ax: Any, rungs: list[dict[str, Any]], color: str, lang: str = "en") -> list[tuple[str, float]]:
     """Draw on matplotlib ``ax`` one horizontal bar per rung that is compared with another (``vs`` not None): its
     images/s over that rung's, the first rung on top, and a grey line at 1 (no change). Return each bar's label
-    (the rung's name and what it changes) and ratio, top to bottom."""
+    (the rung's name and what it changes, in ``lang``: ``in_language``) and ratio, top to bottom."""
     compared = [rung for rung in rungs if rung["vs"] is not None]
-    bars = [(f"{rung['name']} ({rung['change']})", rung["images/s"] / rungs[rung["vs"]]["images/s"])
-            for rung in compared]
+    label = "{} ({})" if lang != "zh" else "{}（{}）"
+    bars = [(label.format(in_language(rung["name"], lang), in_language(rung["change"], lang)),
+             rung["images/s"] / rungs[rung["vs"]]["images/s"]) for rung in compared]
     ax.barh([label for label, _ in bars][::-1], [ratio for _, ratio in bars][::-1], color=color, hatch="//")
     ax.axvline(1, color="gray", linewidth=1)
     return bars

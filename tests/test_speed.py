@@ -155,8 +155,29 @@ def test_ladder_table_speaks_the_editions_language_and_says_what_quick_mode_is()
     chinese = speed.ladder_table(rungs, 2e6, "zh", quick=True).splitlines()
     assert chinese[0].startswith("快速模式") and chinese[1].split()[:3] == ["级", "张/秒", "波动"]
     assert re.search(r"[a-z]{2,}", chinese[0]) is None  # no English word in the Chinese note (H100 is a name)
-    assert chinese[2:] == english[2:]  # the rows: the same numbers
+    assert chinese[2].split()[-4:] == english[2].split()[-4:]  # the rows: the same numbers
+    assert chinese[2].startswith("1 float32，批量64 ")  # the rung's name in Chinese
     assert speed.ladder_table(rungs, 2e6, "zh").splitlines()[1:] == chinese[2:]  # no note outside quick mode
+
+
+def test_the_chinese_ladder_names_its_rungs_and_changes_in_chinese_in_aligned_columns() -> None:
+    rungs = [
+        {"name": "float32, batch 64", "vs": None, "change": "", "images/s": 1000.0, "spread": 1.1},
+        {"name": "float32 + .item() per step", "vs": 0, "change": "a wait per step", "images/s": 900.0,
+         "spread": 1.0},
+        {"name": "bfloat16 + c_last + compile", "vs": 0, "change": "all three", "images/s": 2000.0, "spread": 1.0},
+    ]
+    english, chinese = (speed.ladder_table(rungs, 2e6, lang).splitlines() for lang in ("en", "zh"))
+    assert "rung 1: a wait per step" in english[2] and "第1级：每步等待一次" in chinese[2]
+    assert "float32 + 每步读一次损失" in chinese[2] and "bfloat16 + c_last + 编译" in chinese[3]
+    assert re.search(r"\b[a-z]{4,}\b", chinese[2]) is None  # no English word in a row
+    assert len({speed._width(line) for line in english}) == 1  # every column where the heading puts it
+    assert [speed._width(line) for line in chinese] == [speed._width(line) for line in english]
+    for rung in rungs[1:]:  # every change of the notebook's and gpu_rungs' has its Chinese
+        assert speed.in_language(rung["change"], "zh") != rung["change"]
+    assert all(change in speed.ZH_CHANGES for change in ("batch", "precision", "layout", "scaler", "device",
+                                                         "compile", "cudnn.benchmark"))
+    assert speed.in_language("float32, batch 64", "en") == "float32, batch 64"
 
 
 def test_draw_ladder_draws_one_bar_per_comparison_from_the_rungs() -> None:
@@ -180,3 +201,30 @@ def test_draw_ladder_draws_one_bar_per_comparison_from_the_rungs() -> None:
     assert all(patch.get_hatch() == "//" for patch in ax.patches)  # not by colour alone
     assert [line.get_xdata()[0] for line in ax.lines] == [1]  # the line of no change
     plt.close(fig)
+
+
+def test_draw_ladder_labels_its_bars_in_the_editions_language() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rungs = [{"name": "float32, batch 64", "vs": None, "change": "", "images/s": 1000.0},
+             {"name": "float32, batch 512", "vs": 0, "change": "batch", "images/s": 8000.0}]
+    fig, ax = plt.subplots()
+    assert speed.draw_ladder(ax, rungs, "#0072B2", "zh") == [("float32，批量512（批量）", 8.0)]
+    plt.close(fig)
+
+
+def test_rung_model_starts_every_rung_from_the_same_weights_in_its_layout() -> None:
+    cpu = torch.device("cpu")
+    plain, forward = speed.rung_model({"device": cpu})
+    assert forward is plain  # not compiled
+    torch.manual_seed(123)  # whatever the generator's state, the same initial weights
+    last, _ = speed.rung_model({"device": cpu, "channels_last": True})
+    assert all(torch.equal(a, b) for a, b in zip(plain.state_dict().values(), last.state_dict().values(),
+                                                 strict=True))
+    weight = last[0].weight
+    assert weight.is_contiguous(memory_format=torch.channels_last) and not weight.is_contiguous()
+    assert speed.memory_format({}) == torch.contiguous_format
+    assert speed.memory_format({"channels_last": True}) == torch.channels_last
