@@ -55,7 +55,7 @@ def lists_each_usable_device_once(usable_devices: Callable[[], Any]) -> None:
                     f"而这台机器上torch.backends.mps.is_available()是{has_mps}")
     if others := sorted(set(kinds) - {"cpu", "cuda", "mps"}):
         raise wrong(f"`usable_devices()` lists {others}: a device this machine cannot compute on",
-                    f"`usable_devices()`列出了{listed(others)}：这台机器不能在这个设备上计算")
+                    f"`usable_devices()`列出了{listed(others)}，这台机器不能在这些设备上计算")
 
 
 VISIBLE_GPUS_CASES = [  # (value, GPUs, the GPUs a program sees, why it is hard)
@@ -66,18 +66,18 @@ VISIBLE_GPUS_CASES = [  # (value, GPUs, the GPUs a program sees, why it is hard)
     ("-1", 4, [], ("-1 hides itself and every GPU listed after it", "-1会隐藏自己和它后面列出的所有GPU")),
     ("", 4, [], ("an empty value lists no GPU", "空值没有列出任何GPU")),
     ("0,7", 4, [0], ("a number the machine has no GPU for hides itself and what follows",
-                     "这台机器没有的GPU编号会隐藏自己和它后面的一切")),
+                     "这台机器上不存在的GPU编号会隐藏自己和它后面列出的所有GPU")),
     ("4", 4, [], ("GPUs are numbered from 0", "GPU从0开始编号")),
     ("1,0", 2, [1, 0], ("the listed order is kept, not sorted", "保持列出的顺序，不排序")),
     ("1,2,0", 2, [1], ("a number the machine has no GPU for hides itself and what follows",
-                       "这台机器没有的GPU编号会隐藏自己和它后面的一切")),
+                       "这台机器上不存在的GPU编号会隐藏自己和它后面列出的所有GPU")),
 ]
 # BEGIN HIDDEN CASES
 VISIBLE_GPUS_HIDDEN = [
     ("2,0,1", 3, [2, 0, 1], ("the listed order is kept, not sorted", "保持列出的顺序，不排序")),
     ("5,3,0", 6, [5, 3, 0], ("the listed order is kept, not sorted", "保持列出的顺序，不排序")),
     ("1,2,3,8,0", 8, [1, 2, 3], ("a number the machine has no GPU for hides itself and what follows",
-                                 "这台机器没有的GPU编号会隐藏自己和它后面的一切")),
+                                 "这台机器上不存在的GPU编号会隐藏自己和它后面列出的所有GPU")),
     ("0,-1", 1, [0], ("-1 hides itself and every GPU listed after it", "-1会隐藏自己和它后面列出的所有GPU")),
     ("2", 2, [], ("GPUs are numbered from 0", "GPU从0开始编号")),
 ]
@@ -132,7 +132,7 @@ def counts_bytes_needed_and_allocated(memory_of: Callable[[torch.Tensor], Any], 
         pair = as_sequence(got)
         if pair is None or len(pair) != 2 or any(as_whole(v) is None for v in pair):
             raise wrong(f"`{shown}` returned {brief(got)}; return two whole numbers of bytes (needed, allocated)",
-                        f"`{shown}`返回了{brief(got)}；应返回两个字节数（需要的，实际分配的）")
+                        f"`{shown}`返回了{brief(got)}；应返回两个字节数：需要的字节数和实际分配的字节数")
         needed, allocated = (as_whole(v) for v in pair)
         if needed != bytes_needed:
             extra = ((": that counts bits, and a byte holds 8", "：这数的是位（bit），一个字节有8位")

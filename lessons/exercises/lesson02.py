@@ -108,10 +108,10 @@ _bytes_left_on_cpu = whole_number("bytes_left_on_cpu", 12, {
         "`bytes_left_on_cpu`是3：请数字节，而不是数值的个数（张量的`nbytes`给出它的字节数）"),
     24: ("`bytes_left_on_cpu` is 24, the bytes of both of the layer's tensors wherever they are: count only those on "
          "the CPU after the move",
-         "`bytes_left_on_cpu`是24，这是这个层两个张量的字节数，不管它们在哪里：请只数移动之后还在CPU上的"),
+         "`bytes_left_on_cpu`是24，这是这个层全部两个张量的字节数，没有看它们在哪里。请只数移动之后还留在CPU上的张量"),
 }, ("`bytes_left_on_cpu` is {value}: not the bytes of the layer's tensors that are on the CPU after "
     "`layer.to('meta')`",
-    "`bytes_left_on_cpu`是{value}：这不是`layer.to('meta')`之后这个层还在CPU上的张量的字节数"))
+    "`bytes_left_on_cpu`是{value}：`layer.to('meta')`之后，这个层还留在CPU上的张量不是这么多字节"))
 
 
 @declare("02", 2, ("missing", "bytes_left_on_cpu"),
@@ -149,4 +149,4 @@ def lists_the_tensors_each_loss_holds(tensors_held: Any) -> None:
         if given != names:
             raise wrong(f"`tensors_held[{name!r}]` is {value!r}, which is not what `utils.placement` shows for "
                         f"an {name} made as the exercise says",
-                        f"`tensors_held[{name!r}]`是{value!r}，这不是按练习创建的{name}在`utils.placement`里显示的")
+                        f"`tensors_held[{name!r}]`是{value!r}，可是按练习创建的{name}，`utils.placement`显示的不是这些")

@@ -35,7 +35,7 @@ def masks_with_a_buffer_left_out_of_the_state(LowerTriangle: type, cases: list[i
         mask = torch.tril(torch.ones(n, n))
         if names := [name for name, _ in layer.named_parameters()]:
             raise wrong(f"`LowerTriangle({n})` has the parameters {names}: the optimizer would change the mask",
-                        f"`LowerTriangle({n})`有参数{listed(names)}：优化器会改动掩码")
+                        f"`LowerTriangle({n})`有参数{listed(names)}，这样优化器会改动掩码")
         buffers = [b for b in layer.buffers() if b.shape == (n, n) and torch.equal(b.to(torch.float32), mask)]
         if not buffers:
             raise wrong(f"`LowerTriangle({n})` has no buffer that holds the mask (its buffers: "
@@ -117,10 +117,10 @@ register(Exercise(
                       "`in_features`是6 x 28 x 28：不加填充的5x5卷积不会保持28x28"),
         24 * 24: ("`in_features` is 576, what one image without a batch dimension gives: `Flatten` then keeps the "
                   "channels apart; the exercise asks for a batch of shape (N, 1, 28, 28)",
-                  "`in_features`是576，这是不带批量维度的单张图像得到的：`Flatten`会把各个通道分开；"
-                  "练习要求的是形状为(N, 1, 28, 28)的批量"),
+                  "`in_features`是576，这是不带批量维度的单张图像给出的值。这时`Flatten`会把各个通道分开，"
+                  "而练习要求的是形状为(N, 1, 28, 28)的批量"),
     }, ("`in_features` is {value}: not what the lazy linear layer infers from a batch of shape (N, 1, 28, 28)",
-        "`in_features`是{value}：这不是惰性全连接层从形状为(N, 1, 28, 28)的批量推断出的值")),
+        "`in_features`是{value}：这不是惰性线性层从形状为(N, 1, 28, 28)的批量推断出的值")),
     hint_en="Going deeper's “Lazy layers: shapes at the first call”: a lazy layer takes its size from the first batch.",
     hint_zh="“进阶”部分的“惰性层：第一次调用时才确定形状”：惰性层从第一个批量得到自己的大小。",
     explain_en="Why is a lazy layer handy here?", explain_zh="为什么这里用惰性层很方便？"))
