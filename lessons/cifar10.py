@@ -154,22 +154,22 @@ UNAVAILABLE: dict[str, dict[str, str]] = {
         "message": "Real CIFAR-10 is not available: {failed}.\nTo get it: on a machine with internet, download {url} "
         "({archive}, 170 MB; the data set's page is {page}) and copy the file into {where} -- torchvision checks and "
         "unpacks it on the next run (an already unpacked {folder}/ folder there works too).",
-        "download": "torchvision could not download it into {where} ({error})",
-        "find": "torchvision could not find it in {where} ({error})",
+        "download": "torchvision could not download it into {where} ({error}){removed}",
+        "find": "torchvision could not find it in {where} ({error}){removed}",
         "removed": "; the incomplete or wrong download {removed} was removed",
         "damaged one": "{names} is damaged (not the MD5 torchvision checks): delete, then copy again",
         "damaged": "{names} are damaged (not the MD5 torchvision checks): delete, then copy again",
         "and": ", ",
     },
     "zh": {
-        "message": "无法使用真实的CIFAR-10：{failed}。\n获取方法：在能上网的机器上下载{url}（{archive}，170 MB；"
+        "message": "无法使用真实的CIFAR-10：{failed}\n获取方法：在能上网的机器上下载{url}（{archive}，170 MB；"
         "数据集的主页是{page}），把这个文件复制到{where}中。下次运行时torchvision会检查并解压它"
         "（那里已经解压好的{folder}/文件夹也可以）。",
-        "download": "torchvision没能把它下载到{where}（{error}）",
-        "find": "torchvision没能在{where}中找到它（{error}）",
+        "download": "torchvision没能把它下载到{where}{removed}。torchvision的报错：\n{error}",
+        "find": "torchvision没能在{where}中找到它{removed}。torchvision的报错：\n{error}",
         "removed": "；下载到一半或内容不对的{removed}已经删除",
-        "damaged one": "{names}已经损坏（MD5与torchvision检查的不符）：请删除，然后重新复制",
-        "damaged": "{names}已经损坏（MD5与torchvision检查的不符）：请删除，然后重新复制",
+        "damaged one": "{names}已经损坏（MD5与torchvision检查的不符）：请删除，然后重新复制。",
+        "damaged": "{names}已经损坏（MD5与torchvision检查的不符）：请删除，然后重新复制。",
         "and": "、",
     },
 }
@@ -194,8 +194,9 @@ def unavailable_message(
     if names:
         failed = words["damaged one" if len(names) == 1 else "damaged"].format(names=words["and"].join(names))
     else:
-        failed = words["download" if download else "find"].format(where=where, error=f"{type(error).__name__}: {error}")
-        failed += words["removed"].format(removed=shown_path(removed)) if removed is not None else ""
+        gone = words["removed"].format(removed=shown_path(removed)) if removed is not None else ""
+        error_text = f"{type(error).__name__}: {error}"
+        failed = words["download" if download else "find"].format(where=where, error=error_text, removed=gone)
     return words["message"].format(failed=failed, where=where, **_cifar10_files())
 
 

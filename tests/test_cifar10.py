@@ -246,7 +246,8 @@ def test_a_chinese_notebook_says_it_in_chinese(
         cifar10.load_real(train=True, root=tmp_path, lang="en")
     cifar10.datasets(quick=False, root=tmp_path)
     banner = capsys.readouterr().err.split("!" * 100)[1].strip()
-    assert banner.startswith(f"无法使用真实的CIFAR-10：torchvision没能把它下载到{tmp_path}/（URLError: ")
+    assert banner.startswith(f"无法使用真实的CIFAR-10：torchvision没能把它下载到{tmp_path}/。torchvision的报错：\n")
+    assert "\nURLError: " in banner  # the library's error on a line of its own
     assert CIFAR10.url in banner and cifar10.PAGE in banner and f"复制到{tmp_path}/中" in banner
     assert "改用形状相同的生成图像（GENERATED" in banner
     assert f"设置{utils.STRICT_DATA_ENV}=1可以让它在这里停止" in banner
@@ -475,8 +476,8 @@ def test_an_interrupted_download_is_removed_and_said(tmp_path: Path, monkeypatch
     with pytest.raises(RuntimeError) as caught:  # what a Chinese notebook says
         cifar10.load_real(train=True, root=tmp_path, lang="zh")
     assert (
-        f"torchvision没能把它下载到{tmp_path}/（ConnectionResetError: [Errno 104] Connection reset by peer）；"
-        f"下载到一半或内容不对的{archive}已经删除。" in str(caught.value)
+        f"torchvision没能把它下载到{tmp_path}/；下载到一半或内容不对的{archive}已经删除。torchvision的报错：\n"
+        "ConnectionResetError: [Errno 104] Connection reset by peer\n" in str(caught.value)
     )
 
 
@@ -533,7 +534,8 @@ def test_every_form_of_the_message_says_the_same_in_both_languages() -> None:
         named = r"data/[^ ,（）、;；]+|https?://[^ （）();；]+|\d[\d,.]*"  # paths, addresses, numbers
         assert sorted(re.findall(named, said["zh"])) == sorted(re.findall(named, said["en"])), form
         assert ("Dataset not found" in said["zh"]) == ("Dataset not found" in said["en"]), form
-    assert "（RuntimeError: Dataset not found" in cifar10.unavailable_message(root, error, False, "zh")
+    # torchvision's message on a line of its own: no line holds both languages
+    assert "报错：\nRuntimeError: Dataset not found" in cifar10.unavailable_message(root, error, False, "zh")
 
 
 # ---- TensorBoard -----------------------------------------------------------------------------------------------------
