@@ -776,7 +776,9 @@ def said_templates(sources: list[tuple[str, str]]) -> dict[str, list[str]]:
 
 
 def fields(template: str) -> list[tuple[str, str, str]]:
-    """Return the replacement fields of a ``str.format`` template as (name, spec, conversion), numbering ``{}``."""
+    """Return the replacement fields of a ``str.format`` template as (name, spec, conversion), numbering ``{}``; the
+    spec without its fill, alignment and width, which a translation may change (Chinese pads no column as English
+    does), keeping what says how a value is written (``,``, ``.3f``)."""
     import string
 
     out, auto = [], 0
@@ -785,7 +787,8 @@ def fields(template: str) -> list[tuple[str, str, str]]:
             continue
         if name == "":
             name, auto = str(auto), auto + 1
-        out.append((name, spec or "", conversion or ""))
+        written = re.fullmatch(r"(?:.?[<>=^])?([+\- ]?z?#?)0?\d*([,_]?(?:\.\d+)?[a-zA-Z%]?)", spec or "")
+        out.append((name, "".join(written.groups()) if written else str(spec), conversion or ""))
     return sorted(out)
 
 
@@ -891,3 +894,14 @@ def test_a_chinese_notebook_prints_no_english_sentence(path: Path) -> None:
     messages stay as they print, after their ``...Error:`` or ``...Warning:``."""
     found = english_sentences(_pair(path)[1])
     assert not found, f"zh/{path.name}: English sentences in the outputs:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("path", ENGLISH, ids=IDS)
+def test_the_chinese_stubs_say_where_to_write(path: Path) -> None:
+    """A Chinese answer cell's stub raises in Chinese, as nbgrader's release of the course does."""
+    from tools.teacher.nbgrader_course import CODE_STUB
+
+    _, zh = _pair(path)
+    for cell in zh.cells:
+        if cell.cell_type == "code" and "NotImplementedError(" in cell.source:
+            assert CODE_STUB["en"] not in cell.source and CODE_STUB["zh"] in cell.source, f"zh/{path.name} {cell.id}"
