@@ -25,10 +25,11 @@ from lessons.exercises.kinds import whole_number
 
 
 @declare("07", 1, ("dropped",), context=("data", "pet_dir"),
-         hint_en="Section 2 (“From two folders to one clean tensor”) says what happens to a JPEG that ends early; "
-                 "`help(petimages.build)` shows `keep_truncated`.",
-         hint_zh="第2节（“从两个文件夹到一个干净的张量”）讲了提前结束的JPEG会怎样处理；"
-                 "`help(petimages.build)`会显示`keep_truncated`参数。")
+         hint_en="Section 2 (“From two folders to one clean tensor”) says that JPEGs that end early are kept, and its "
+                 "cleaning report counts them as truncated. `keep_truncated` is a parameter of "
+                 "`petimages.load_or_build`; `help(petimages.load_photo)` says what it does.",
+         hint_zh="第2节（“从两个文件夹到一个干净的张量”）说过，提前结束的JPEG会保留下来，清理报告把它们记作被截断。"
+                 "`keep_truncated`是`petimages.load_or_build`的参数，`help(petimages.load_photo)`会说明它的作用。")
 def lists_the_truncated_files_dropped(dropped: Any, data: dict[str, Any], pet_dir: Path) -> None:
     """``dropped`` names exactly the files the default build kept that ``keep_truncated=False`` drops."""
     from lessons import petimages
