@@ -860,14 +860,17 @@ the same output are the library's words until a line in Chinese."""
 
 def english_sentences(nb: nbformat.NotebookNode) -> list[str]:
     """Return every stored stdout or text output line of a Chinese notebook that holds three or more English words
-    and no Chinese, outside a library's message (``LIBRARY_MESSAGE``): a sentence the lesson prints in English."""
+    and no Chinese, outside a library's message (``LIBRARY_MESSAGE``) or table (an output that starts with a rule of
+    dashes, as the profiler's does): a sentence the lesson prints in English."""
     found = []
     for index, cell in enumerate(nb.cells):
         for output in cell.get("outputs", []):
-            if output.get("output_type") == "error" or output.get("name") == "stderr":
+            text = output_text(output)
+            if (output.get("output_type") == "error" or output.get("name") == "stderr"
+                    or re.match(r"\s*-{3,}[- ]*\n", text)):
                 continue
             in_message = False
-            for line in output_text(output).splitlines():
+            for line in text.splitlines():
                 if re.search(f"[{CJK}]", line):
                     in_message = False
                 elif LIBRARY_MESSAGE.match(line):
@@ -881,7 +884,8 @@ def test_an_english_sentence_in_a_chinese_output_is_caught() -> None:
     outputs = ["same object: True | same memory: True", "UserWarning: torch.set_default_tensor_type() is deprecated"
                "\nas of PyTorch 2.1, please use it\n同一个对象：True", "同一个对象：True\nthe result is on cpu",
                "utils.placement: {'0.weight': 'cpu'}", "{'state[0].exp_avg': 'meta', 'state[1].exp_avg_sq': 'meta'}",
-               "  cuda:0  NVIDIA H100 80GB HBM3  80 GiB"]
+               "  cuda:0  NVIDIA H100 80GB HBM3  80 GiB",
+               "-------  ---------\n   Name  Self CPU %\n-------  ---------\nSelf CPU time total: 2.409s"]
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(outputs=[
         nbformat.v4.new_output("stream", name="stdout", text=text)]) for text in outputs])
     assert [line.split(": ", 1)[1] for line in english_sentences(nb)] == [
