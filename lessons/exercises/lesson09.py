@@ -87,7 +87,7 @@ RATE_HIDDEN = {"sleep": 0.015, "batch_sizes": [8, 128]}
 
 @declare("09", 2, ("images_per_second",), cases=RATE_CASES, hidden="RATE_HIDDEN",
          hint_en="Section 4 (“The ladder: one change at a time, timed in interleaved rounds”) times training steps.",
-         hint_zh="第4节（“提速阶梯：一次只改一件事，在交错进行的回合中计时”）给训练步计了时。",
+         hint_zh="第4节（“提速阶梯：一次只改一处，分回合交错计时”）给训练步计了时。",
          explain_en="Where does the curve flatten on your device, and why?",
          explain_zh="在你的设备上曲线从哪里开始变平？为什么？")
 def measures_images_per_second(images_per_second: Callable[..., Any], cases: dict[str, Any]) -> None:
