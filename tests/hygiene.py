@@ -149,9 +149,15 @@ def check_outputs(nb: Notebook) -> list[str]:
     return problems
 
 
+MACHINE_COMMENT = re.compile(r"#\s*[(（].*[)）]\s*$")
+"""A cell's first line that says in brackets why its output differs between machines, ``# (rates depend on the
+machine)``: the cell's output is not compared (its tag ``nbval-ignore-output``) and a check follows it."""
+
+
 def check_markers(nb: Notebook) -> list[str]:
     """Errors are caught in the cell (``utils.expect_error``), never let through by a tag or marker; markers are
-    exact; an ignored output is followed by a check cell (an ``assert``, or an exercise's check with ``strict=True``,
+    exact; a cell that says its output depends on the machine (``MACHINE_COMMENT``) is not compared; an ignored
+    output is followed by a check cell (an ``assert``, or an exercise's check with ``strict=True``,
 which raises AssertionError); no cell is skipped; no ``inspect.getsource`` checks."""
     problems = []
     code = code_cells(nb)
@@ -168,6 +174,10 @@ which raises AssertionError); no cell is skipped; no ``inspect.getsource`` check
         if dict(find_comment_markers(cell.source)):
             problems.append(f"code cell {index}: an nbval marker in the code a student reads: make it a cell tag "
                             "(run tools/author/template.py)")
+        first = cell.source.splitlines()[0] if cell.source else ""
+        if MACHINE_COMMENT.match(first) and options.get("check") is not False:
+            problems.append(f"code cell {index}: {first!r} says the output depends on the machine, but nbval "
+                            "compares it: tag the cell nbval-ignore-output")
         if options.get("check") is False:
             following = code[index + 1].source if index + 1 < len(code) else ""
             if "assert" not in following and (check_call(following) or ("", 0, False))[2] is False:
