@@ -20,6 +20,7 @@ import statistics
 import subprocess
 import sys
 import time
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -88,6 +89,18 @@ def language() -> str:
 def localized(en: str, zh: str) -> str:
     """Return ``en`` or ``zh``, whichever is the language set by ``set_language``."""
     return zh if _language == "zh" else en
+
+
+def text_width(text: str) -> int:
+    """Return how many columns ``text`` takes in a monospaced font: two for a Chinese character, one for others."""
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
+def pad(text: str, width: int, right: bool = False) -> str:
+    """Return ``text`` padded with spaces to ``width`` columns (``text_width``), on the left if ``right``: a table
+    whose headings are Chinese keeps its columns."""
+    fill = " " * max(width - text_width(text), 0)
+    return fill + text if right else text + fill
 
 
 ZH_MESSAGES = Path(__file__).resolve().parent / "lessons" / "zh_messages"

@@ -214,9 +214,9 @@ def cleaning_report(data: dict[str, Any], pets: str | os.PathLike[str], lang: st
     kinds = dict.fromkeys(kind for name in CLASSES for kind in counts[name])  # KINDS, then rarer ones
     ordered = sorted(kinds, key=lambda kind: (kind != "kept", kind in SKIP_KINDS))  # stable: kept, notes, skips
     label, names = data_label(pets, lang), [_row_name(kind, lang) for kind in ordered]
-    width = max(28, *(_width(text) + 2 for text in [label, *names]))  # Chinese characters take two columns
-    lines = [_pad(label, width) + "".join(f"{name:>8}" for name in CLASSES)]
-    lines += [_pad(_row_name(kind, lang), width) + "".join(f"{counts[name].get(kind, 0):>8,}" for name in CLASSES)
+    width = max(28, *(utils.text_width(text) + 2 for text in [label, *names]))  # Chinese characters take two columns
+    lines = [utils.pad(label, width) + "".join(f"{name:>8}" for name in CLASSES)]
+    lines += [utils.pad(_row_name(kind, lang), width) + "".join(f"{counts[name].get(kind, 0):>8,}" for name in CLASSES)
               for kind in ordered]
     head, none, etc, comma = SKIPPED_LINE[lang]
     listed = comma.join(_item(*entry, lang) for entry in skipped[:REPORT_SHOWS])
@@ -274,17 +274,6 @@ def _detail(detail: str, lang: str) -> str:
         return THIRTY_TWO_BITS["zh"].format(detail[: -len(tail)])
     return DETAILS_ZH.get(detail, detail)
 
-
-def _width(text: str) -> int:
-    """Return how many columns ``text`` takes in a monospaced font: two for a Chinese character, one for others."""
-    import unicodedata
-
-    return sum(1 + (unicodedata.east_asian_width(char) in "WF") for char in text)
-
-
-def _pad(text: str, width: int) -> str:
-    """Return ``text`` with spaces after it up to ``width`` columns (``_width``)."""
-    return text + " " * (width - _width(text))
 
 
 def load_photo(

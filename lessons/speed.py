@@ -8,7 +8,6 @@ and a cell's 20 lines. Its unit tests are in ``tests/test_speed.py``.
 
 from __future__ import annotations
 
-import unicodedata
 import warnings
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 import torch
 from torch import nn
 
+import utils
 from lessons import cifar10
 
 
@@ -132,16 +132,6 @@ def in_language(text: str, lang: str = "en") -> str:
     return text
 
 
-def _width(text: str) -> int:
-    """Return the columns ``text`` takes in a monospaced font: two for a Chinese character, one otherwise."""
-    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
-
-
-def _pad(text: str, width: int, right: bool = False) -> str:
-    """Return ``text`` padded with spaces to ``width`` columns (``_width``), on the left if ``right``."""
-    fill = " " * max(width - _width(text), 0)
-    return fill + text if right else text + fill
-
 
 def ladder_table(rungs: list[dict[str, Any]], flop_per_image: float, lang: str = "en",
                  quick: bool = False) -> str:
@@ -155,17 +145,17 @@ def ladder_table(rungs: list[dict[str, Any]], flop_per_image: float, lang: str =
     """
     words = LADDER_WORDS[lang]
     lines = [words["quick"]] if quick else []
-    lines.append(f"{_pad(words['rung'], 31)} {_pad(words['images/s'], 10, right=True)} "
-                 f"{_pad(words['spread'], 6, right=True)}  {_pad(words['compared with'], 26)} "
-                 f"{_pad(words['speed-up'], 8, right=True)} {'TFLOP/s':>8}")
+    lines.append(f"{utils.pad(words['rung'], 31)} {utils.pad(words['images/s'], 10, right=True)} "
+                 f"{utils.pad(words['spread'], 6, right=True)}  {utils.pad(words['compared with'], 26)} "
+                 f"{utils.pad(words['speed-up'], 8, right=True)} {'TFLOP/s':>8}")
     for number, rung in enumerate(rungs, start=1):
         against, speedup = "", "-"
         if rung["vs"] is not None:
             against = words["against"].format(rung["vs"] + 1, in_language(rung["change"], lang))
             speedup = f"{rung['images/s'] / rungs[rung['vs']]['images/s']:.2f}x"
         tflops = rung["images/s"] * flop_per_image / 1e12
-        lines.append(f"{number} {_pad(in_language(rung['name'], lang), 29)} {rung['images/s']:>10,.0f} "
-                     f"{rung['spread']:>5.2f}x  {_pad(against, 26)} {speedup:>8} {tflops:>8.3g}")
+        lines.append(f"{number} {utils.pad(in_language(rung['name'], lang), 29)} {rung['images/s']:>10,.0f} "
+                     f"{rung['spread']:>5.2f}x  {utils.pad(against, 26)} {speedup:>8} {tflops:>8.3g}")
     return "\n".join(lines)
 
 

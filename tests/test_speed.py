@@ -171,8 +171,8 @@ def test_the_chinese_ladder_names_its_rungs_and_changes_in_chinese_in_aligned_co
     assert "rung 1: a wait per step" in english[2] and "第1级：每步等待一次" in chinese[2]
     assert "float32 + 每步读一次损失" in chinese[2] and "bfloat16 + c_last + 编译" in chinese[3]
     assert re.search(r"\b[a-z]{4,}\b", chinese[2]) is None  # no English word in a row
-    assert len({speed._width(line) for line in english}) == 1  # every column where the heading puts it
-    assert [speed._width(line) for line in chinese] == [speed._width(line) for line in english]
+    assert len({utils.text_width(line) for line in english}) == 1  # every column where the heading puts it
+    assert [utils.text_width(line) for line in chinese] == [utils.text_width(line) for line in english]
     for rung in rungs[1:]:  # every change of the notebook's and gpu_rungs' has its Chinese
         assert speed.in_language(rung["change"], "zh") != rung["change"]
     assert all(change in speed.ZH_CHANGES for change in ("batch", "precision", "layout", "scaler", "device",

@@ -44,6 +44,12 @@ def test_language_picks_the_editions_words(monkeypatch: pytest.MonkeyPatch) -> N
     assert utils.language() == "zh"  # a refused language changes nothing
 
 
+def test_pad_counts_a_chinese_character_as_two_columns() -> None:
+    assert utils.text_width("批量64") == 6 and utils.text_width("batch") == 5
+    assert utils.pad("批量", 6) == "批量  " and utils.pad("批量", 6, right=True) == "  批量"
+    assert utils.pad("toolong", 3) == "toolong"  # never cut
+
+
 def test_say_prints_the_editions_sentence(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                           capsys: pytest.CaptureFixture) -> None:
     (tmp_path / "01_x.json").write_text('{"same object: {} | shape {:.1f}": "同一个对象：{} | 形状{:.1f}",'
